@@ -1,0 +1,173 @@
+"""The instructor command line: ``python -m course <command>``.
+
+    build      authoring/*.py -> source/*.ipynb
+    release    student versions into release/, executed solutions into solutions/
+    grade      autograde submitted/ in parallel; print the grade table and the class report
+    feedback   feedback HTML for graded submissions
+    check      integrity: generated folders in sync, metadata valid, nothing leaks
+    verify     grade solution, stub and mutants of assignments through real nbgrader
+    demo       the end-to-end instructor demo in a fresh temporary course
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from . import pipeline, report
+from .authoring import AuthoringError
+from .mutation import MutantError
+from .pipeline import PipelineError
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return pipeline.repo_root(Path(args.course_dir) if args.course_dir else None)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    changed = pipeline.build_sources(_root(args), check=args.check)
+    return _report_sync("source/", changed, args.check)
+
+
+def _report_sync(what: str, changed: list[str], check: bool) -> int:
+    if check:
+        for line in changed:
+            print(f"out of sync: {line}")
+        print(f"{what} {'is in sync' if not changed else 'is OUT OF SYNC'}")
+        return 1 if changed else 0
+    print(f"{what}: {len(changed)} file(s) updated")
+    return 0
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    root = _root(args)
+    status = _report_sync("source/", pipeline.build_sources(root, check=args.check), args.check)
+    status |= _report_sync("release/", pipeline.release(root, args.assignments, check=args.check,
+                                                        jobs=args.jobs), args.check)
+    if not args.no_solutions:
+        status |= _report_sync("solutions/", pipeline.build_solutions(
+            root, args.assignments, check=args.check, jobs=args.jobs), args.check)
+    return status
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    root = _root(args)
+    pairs = pipeline.submissions(root)
+    if args.assignments:
+        pipeline.select(root, args.assignments)
+        pairs = [p for p in pairs if p[1] in args.assignments]
+    if not pairs:
+        raise PipelineError(f"no submissions under {root / 'submitted'}; expected "
+                            "submitted/<student>/<assignment>/<notebook>.ipynb")
+    unknown = sorted({a for _, a in pairs} - set(pipeline.assignments(root)))
+    if unknown:
+        raise PipelineError(f"submissions for unknown assignment(s): {', '.join(unknown)}")
+    pipeline.refresh_gradebook(root, sorted({a for _, a in pairs}))
+    start = time.monotonic()
+    runs = pipeline.autograde(root, pairs, jobs=args.jobs, timeout=args.timeout)
+    took = time.monotonic() - start
+    rows = [r for r in pipeline.scores(root) if (r.student, r.assignment) in set(pairs)]
+    print(report.grade_table(rows, runs))
+    print(report.class_report(rows))
+    bad = sum(not r.ok for r in runs)
+    print(f"autograded {len(runs) - bad}/{len(runs)} submissions in {took:.1f}s "
+          f"with {args.jobs} parallel job(s)")
+    return 1 if bad else 0
+
+
+def cmd_feedback(args: argparse.Namespace) -> int:
+    root = _root(args)
+    names = pipeline.select(root, args.assignments)
+    errors = pipeline.feedback(root, names)
+    for e in errors:
+        print(e, file=sys.stderr)
+    print(f"feedback written under {root / 'feedback'}")
+    return 1 if errors else 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .integrity import check_tree
+
+    root = _root(args)
+    status = _report_sync("source/", pipeline.build_sources(root, check=True), True)
+    problems = check_tree(root)
+    for p in problems:
+        print(f"integrity: {p}")
+    print(f"integrity: {len(problems)} problem(s)")
+    status |= 1 if problems else 0
+    if not args.fast:
+        status |= _report_sync("release/", pipeline.release(root, check=True, jobs=args.jobs), True)
+        status |= _report_sync("solutions/", pipeline.build_solutions(
+            root, check=True, jobs=args.jobs), True)
+    return status
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from .verify import grade_samples
+
+    root = _root(args)
+    start = time.monotonic()
+    verdicts, _ = grade_samples(root, args.assignments, mutants=args.mutants, jobs=args.jobs)
+    rows = [r for v in verdicts for r in v.scores]
+    print(report.grade_table(rows, [v.run for v in verdicts]))
+    for v in verdicts:
+        mark = "ok  " if v.ok else "FAIL"
+        what = v.sample.mutant.bug if v.sample.mutant else v.sample.kind
+        print(f"{mark} {v.sample.assignment} {v.sample.student}: {what}")
+        for p in v.problems:
+            print(f"       - {p}")
+    bad = sum(not v.ok for v in verdicts)
+    print(f"{len(verdicts) - bad}/{len(verdicts)} samples scored as they must "
+          f"({time.monotonic() - start:.1f}s)")
+    return 1 if bad else 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo
+
+    return run_demo(_root(args), keep=Path(args.keep) if args.keep else None, jobs=args.jobs)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m course", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--course-dir", help="the course folder (default: found from here upwards)")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def add(name: str, fn, help_: str, assignments: bool = True) -> argparse.ArgumentParser:
+        sp = sub.add_parser(name, help=help_)
+        sp.set_defaults(fn=fn)
+        sp.add_argument("-j", "--jobs", type=int, default=pipeline.DEFAULT_JOBS,
+                        help="parallel nbgrader processes")
+        if assignments:
+            sp.add_argument("assignments", nargs="*", help="assignment ids (default: all)")
+        return sp
+
+    add("build", cmd_build, "authoring/*.py -> source/*.ipynb", False).add_argument(
+        "--check", action="store_true", help="only report what is out of date")
+    rel = add("release", cmd_release, "generate release/ and solutions/")
+    rel.add_argument("--check", action="store_true", help="only report what is out of date")
+    rel.add_argument("--no-solutions", action="store_true", help="skip executing solutions/")
+    g = add("grade", cmd_grade, "autograde everything in submitted/")
+    g.add_argument("--timeout", type=float, default=600, help="seconds per submission")
+    add("feedback", cmd_feedback, "generate feedback HTML")
+    add("check", cmd_check, "integrity checks", False).add_argument(
+        "--fast", action="store_true", help="skip regenerating release/ and solutions/")
+    v = add("verify", cmd_verify, "grade solution, stub and mutants of assignments")
+    v.add_argument("--mutants", choices=["all", "first", "none"], default="all")
+    add("demo", cmd_demo, "end-to-end instructor demo", False).add_argument(
+        "--keep", help="build the demo course inside this folder and keep it")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except (PipelineError, AuthoringError, MutantError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,53 @@
+"""The end-to-end instructor demo: a fresh course, released, graded and reported.
+
+For every notebook it creates three sample submissions: the solution, the untouched
+stub, and one seeded bug (the first mutant of the assignment). It autogrades them in
+parallel, writes feedback HTML, prints the grade table and the class report, and
+says whether each submission scored what it must.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from . import report
+from .pipeline import DEFAULT_JOBS, assignments
+from .verify import grade_samples
+
+
+def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS) -> int:
+    names = assignments(root)
+    print(f"Demo: {len(names)} assignment(s): {', '.join(names)}")
+    print("Each gets three submissions: solution, stub (untouched release), one seeded bug.")
+    start = time.monotonic()
+    base = keep or Path(tempfile.mkdtemp(prefix="course-demo-"))
+    base.mkdir(parents=True, exist_ok=True)
+    try:
+        verdicts, course = grade_samples(root, names, mutants="first", jobs=jobs, keep=base,
+                                         feedback=True)
+    finally:
+        if keep is None:
+            shutil.rmtree(base, ignore_errors=True)
+    rows = [r for v in verdicts for r in v.scores]
+    print()
+    print(report.grade_table(rows, [v.run for v in verdicts]))
+    print(report.class_report(rows))
+    for v in verdicts:
+        mark = "ok  " if v.ok else "FAIL"
+        what = f"{v.sample.mutant.name}: {v.sample.mutant.bug}" if v.sample.mutant \
+            else v.sample.kind
+        print(f"{mark} {v.sample.assignment:<28} {v.sample.student:<28} {what}")
+        for p in v.problems:
+            print(f"       - {p}")
+    bad = sum(not v.ok for v in verdicts)
+    took = time.monotonic() - start
+    if keep is not None and course is not None:
+        print(f"\nCourse kept at {course} (feedback HTML under {course / 'feedback'})")
+    else:
+        print("\nFeedback HTML was generated for every submission (use --keep DIR to keep it).")
+    print(f"{len(verdicts) - bad}/{len(verdicts)} submissions scored as they must, "
+          f"in {took:.1f}s with {jobs} parallel job(s)")
+    return 1 if bad else 0

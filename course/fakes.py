@@ -1,0 +1,168 @@
+"""The offline Anthropic API: a real ``anthropic.Anthropic`` client over a fake transport.
+
+Student code calls ``client.messages.create`` and ``client.messages.stream`` as it
+would online. The SDK builds the request and parses the response with its own
+code; only the bytes on the wire come from here. So ``RateLimitError`` with its
+``retry-after`` header, ``APIConnectionError`` and streamed usage all behave as
+they do live.
+
+    api = FakeAPI(Replay("weather_two_step"))
+    client = api.client()
+    ...
+    api.requests        # every request body sent, in order
+
+A responder is any callable ``body -> Reply | dict``: :class:`Replay` (a cassette),
+:class:`Scripted` (computed from the request) or :class:`Queue` (fixed replies in order).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import anthropic
+import httpx2
+
+from . import tokens
+from .cassette import ReplayMiss
+from .validation import InvalidRequest, check
+from .wire import Reply, encode_sse, error_body, sse_events
+
+JSON = dict[str, Any]
+Responder = Callable[[JSON], "Reply | JSON"]
+
+BASE_URL = "https://api.anthropic.com"
+
+
+class Scripted:
+    """Responder that computes each reply from the request with a function.
+
+    Use it where correct student code may legitimately vary, so a fixed recording
+    would be too strict. The function gets the request body and may return a
+    :class:`Reply` or a bare message dict.
+    """
+
+    def __init__(self, fn: Callable[[JSON], Reply | JSON]) -> None:
+        self.fn = fn
+
+    def __call__(self, body: JSON) -> Reply | JSON:
+        return self.fn(body)
+
+
+class Queue:
+    """Responder that hands out the given replies in order, then fails loudly."""
+
+    def __init__(self, replies: Iterable[Reply | JSON]) -> None:
+        self.replies = list(replies)
+        self.position = 0
+
+    def __call__(self, body: JSON) -> Reply | JSON:
+        if self.position >= len(self.replies):
+            raise ReplayMiss(
+                f"the fake had {len(self.replies)} replies queued and all were used; "
+                f"request {self.position + 1} was not expected"
+            )
+        reply = self.replies[self.position]
+        self.position += 1
+        return reply
+
+
+class FakeAPI:
+    """A callable ``httpx2`` transport handler that plays the Messages API.
+
+    * ``validate=True`` rejects malformed conversations with the API's own 400s.
+    * ``requests`` keeps every request body, in order (``paths`` the URL paths).
+    * Usage left as ``None`` in a reply is filled from :mod:`course.tokens`.
+    """
+
+    def __init__(self, responder: Responder, *, validate: bool = True) -> None:
+        self.responder = responder
+        self.validate = validate
+        self.requests: list[JSON] = []
+        self.paths: list[str] = []
+
+    def client(self, **kwargs: Any) -> anthropic.Anthropic:
+        """A real SDK client wired to this fake (no retries, no environment lookups)."""
+        return anthropic.Anthropic(
+            api_key="test-key",
+            base_url=BASE_URL,
+            max_retries=kwargs.pop("max_retries", 0),
+            http_client=httpx2.Client(transport=httpx2.MockTransport(self)),
+            **kwargs,
+        )
+
+    def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        try:
+            body = json.loads(request.content or b"{}")
+        except json.JSONDecodeError:
+            return _json_response(400, error_body(400, "There was an error parsing the body"))
+        self.requests.append(copy.deepcopy(body))
+        self.paths.append(request.url.path)
+        if self.validate and request.url.path.endswith("/messages"):
+            try:
+                check(body)
+            except InvalidRequest as exc:
+                return _json_response(400, error_body(400, str(exc)))
+        reply = self.responder(body)
+        if not isinstance(reply, Reply):
+            reply = Reply.ok(reply)
+        return self.render(reply, body, request)
+
+    def render(self, reply: Reply, body: JSON, request: httpx2.Request) -> httpx2.Response:
+        """Turn a :class:`Reply` into the response for this request."""
+        if reply.drop:
+            raise httpx2.RemoteProtocolError(
+                "Server disconnected without sending a response.", request=request
+            )
+        headers = {"request-id": f"req_fake_{len(self.requests):04d}", **reply.headers}
+        if reply.events is not None:
+            return _sse_response(reply.status, reply.events, headers)
+        payload = reply.body
+        if reply.status == 200 and isinstance(payload, dict) and payload.get("type") == "message":
+            payload = with_usage(payload, body)
+            if body.get("stream"):
+                return _sse_response(200, sse_events(payload), headers)
+        return _json_response(reply.status, payload, headers)
+
+    # -- introspection helpers used by tests and notebooks ------------------------------
+
+    def last(self) -> JSON:
+        """The most recent request body."""
+        if not self.requests:
+            raise AssertionError("no request has reached the fake API yet")
+        return self.requests[-1]
+
+
+def with_usage(msg: JSON, body: JSON) -> JSON:
+    """Fill a message's missing usage from the request and reply sizes."""
+    if msg.get("usage") is not None:
+        return msg
+    out_tokens = tokens.count(msg["content"]) if msg["content"] else 1
+    return dict(msg, usage={
+        "input_tokens": tokens.request_tokens(body),
+        "output_tokens": out_tokens,
+        "cache_creation_input_tokens": 0,
+        "cache_read_input_tokens": 0,
+    })
+
+
+def _json_response(status: int, payload: Any, headers: dict[str, str] | None = None
+                   ) -> httpx2.Response:
+    return httpx2.Response(status, headers=headers or {}, json=payload)
+
+
+def _sse_response(status: int, events: list[tuple[str, JSON]], headers: dict[str, str]
+                  ) -> httpx2.Response:
+    hdrs = {"content-type": "text/event-stream", **headers}
+    return httpx2.Response(status, headers=hdrs, content=encode_sse(events))
+
+
+def fake_client(responder: Responder | Iterable[Reply | JSON], *, validate: bool = True
+                ) -> tuple[anthropic.Anthropic, FakeAPI]:
+    """Shortcut: a client and its fake. A list of replies becomes a :class:`Queue`."""
+    if not callable(responder):
+        responder = Queue(responder)
+    api = FakeAPI(responder, validate=validate)
+    return api.client(), api

@@ -1,0 +1,60 @@
+"""nbgrader configuration for Owning the Agent Loop.
+
+The course directory is the folder holding this file. Assignments are the folders
+of ``source/``; ``python -m course`` drives nbgrader with this configuration.
+"""
+
+from pathlib import Path
+
+from nbconvert.preprocessors import TagRemovePreprocessor
+from nbgrader.preprocessors import (
+    CheckCellMetadata,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    ClearOutput,
+    ClearSolutions,
+    ComputeChecksums,
+    IncludeHeaderFooter,
+    InstantiateTests,
+    LockCells,
+    SaveCells,
+)
+
+c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+
+HERE = Path(__file__).resolve().parent
+
+c.CourseDirectory.course_id = "owning-the-agent-loop"
+c.CourseDirectory.assignment_id = ""
+c.CourseDirectory.assignments = {}
+# Parallel autograding writes to one gradebook from several processes: wait for the lock.
+c.CourseDirectory.db_url = f"sqlite:///{HERE / 'gradebook.db'}?timeout=120"
+
+# Instructor-only cells (tag "instructor") never reach the student release.
+c.TagRemovePreprocessor.remove_cell_tags = {"instructor"}
+c.TagRemovePreprocessor.enabled = True
+c.GenerateAssignment.preprocessors = [
+    TagRemovePreprocessor,
+    IncludeHeaderFooter,
+    InstantiateTests,
+    LockCells,
+    ClearSolutions,
+    ClearOutput,
+    CheckCellMetadata,
+    ComputeChecksums,
+    SaveCells,
+    ClearHiddenTests,
+    ClearMarkScheme,
+    ComputeChecksums,
+    CheckCellMetadata,
+]
+c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+# Per-cell limit while autograding (ExecutePreprocessor.timeout is ignored by nbgrader).
+c.Execute.timeout = 30
+c.Execute.interrupt_on_timeout = True
+# Every grading kernel starts with the network guard on: grading never leaves this machine.
+c.Execute.extra_arguments = [
+    "--HistoryManager.hist_file=:memory:",
+    "--IPKernelApp.exec_lines=['import course.netguard as _ng; _ng.install(); del _ng']",
+]
