@@ -6,6 +6,7 @@
     feedback   feedback HTML for graded submissions
     check      integrity: generated folders in sync, metadata valid, nothing leaks
     verify     grade solution, stub and mutants of assignments through real nbgrader
+    record     record a cassette from the live API (needs a key and COURSE_RECORD=1)
     demo       the end-to-end instructor demo in a fresh temporary course
 """
 
@@ -130,6 +131,25 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return run_demo(_root(args), keep=Path(args.keep) if args.keep else None, jobs=args.jobs)
 
 
+def cmd_record(args: argparse.Namespace) -> int:
+    from .record import Recorder, RecordingDisabled
+
+    root = _root(args)
+    script = Path(args.script)
+    if not script.is_file():
+        raise PipelineError(f"no script at {script}; it should drive the scenario with `client`")
+    try:
+        rec = Recorder(args.scenario, description=args.description)
+    except RecordingDisabled as exc:
+        raise PipelineError(str(exc)) from None
+    code = compile(script.read_text(encoding="utf-8"), str(script), "exec")
+    exec(code, {"client": rec.client(), "__name__": "__record__"})
+    target = root / "course" / "cassettes" / f"{args.scenario}.json"
+    rec.save(str(target))
+    print(f"recorded {len(rec.interactions)} interaction(s) into {target}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m course", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -157,6 +177,11 @@ def parser() -> argparse.ArgumentParser:
         "--fast", action="store_true", help="skip regenerating release/ and solutions/")
     v = add("verify", cmd_verify, "grade solution, stub and mutants of assignments")
     v.add_argument("--mutants", choices=["all", "first", "none"], default="all")
+    r = add("record", cmd_record, "record a cassette from the live API (needs a key and "
+            "COURSE_RECORD=1)", False)
+    r.add_argument("scenario", help="cassette name, e.g. lab01_tool_loop__weather_two_step")
+    r.add_argument("--script", required=True, help="Python file that drives `client`")
+    r.add_argument("--description", default="", help="what the scenario shows")
     add("demo", cmd_demo, "end-to-end instructor demo", False).add_argument(
         "--keep", help="build the demo course inside this folder and keep it")
     return p

@@ -139,7 +139,7 @@ def with_usage(msg: JSON, body: JSON) -> JSON:
     """Fill a message's missing usage from the request and reply sizes."""
     if msg.get("usage") is not None:
         return msg
-    out_tokens = tokens.count(msg["content"]) if msg["content"] else 1
+    out_tokens = tokens.content_tokens(msg["content"])
     return dict(msg, usage={
         "input_tokens": tokens.request_tokens(body),
         "output_tokens": out_tokens,

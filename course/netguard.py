@@ -2,7 +2,8 @@
 
 Grading and testing must never reach the network: a student's stray live call
 would be slow, flaky, and could spend someone's money. :func:`install` patches
-``socket.socket.connect`` (and ``connect_ex``) so that any address outside the
+``socket.socket.connect`` (and ``connect_ex``, and ``socket.getaddrinfo`` so no DNS
+query goes out either) so that any address outside the
 loopback range raises :class:`NetworkBlocked` with a message saying why.
 Loopback stays open because Jupyter kernels talk to their clients over it.
 
@@ -40,15 +41,26 @@ def _guarded(name: str):
 
     def connect(self: socket.socket, address: Any) -> Any:
         if not _is_local(address):
-            raise NetworkBlocked(
-                f"network access to {address!r} is blocked: this course grades and tests "
-                "offline. Use the fake client the notebook gives you "
-                "(course.fakes.FakeAPI(...).client()) instead of a live one."
-            )
+            raise _blocked(address)
         return original(self, address)
 
     connect.__name__ = name
     return connect
+
+
+def _blocked(address: Any) -> NetworkBlocked:
+    return NetworkBlocked(
+        f"network access to {address!r} is blocked: this course grades and tests "
+        "offline. Use the fake client the notebook gives you "
+        "(course.fakes.FakeAPI(...).client()) instead of a live one."
+    )
+
+
+def _guarded_lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
+    # Refuse before the DNS query, so not even a lookup leaves the machine.
+    if host is not None and not _is_local((host.decode() if isinstance(host, bytes) else host,)):
+        raise _blocked(host)
+    return _original["getaddrinfo"](host, *args, **kwargs)
 
 
 def install() -> None:
@@ -58,12 +70,17 @@ def install() -> None:
     for name in ("connect", "connect_ex"):
         _original[name] = getattr(socket.socket, name)
         setattr(socket.socket, name, _guarded(name))
+    _original["getaddrinfo"] = socket.getaddrinfo
+    socket.getaddrinfo = _guarded_lookup
 
 
 def uninstall() -> None:
     """Turn the guard off again."""
     for name, fn in _original.items():
-        setattr(socket.socket, name, fn)
+        if name == "getaddrinfo":
+            socket.getaddrinfo = fn
+        else:
+            setattr(socket.socket, name, fn)
     _original.clear()
 
 

@@ -24,3 +24,16 @@ def request_tokens(body: dict[str, Any]) -> int:
     """Input tokens for a Messages request: system, tools and messages."""
     parts = [body.get("system"), body.get("tools"), body.get("messages")]
     return sum(count(p) for p in parts if p)
+
+
+def content_tokens(blocks: list[dict[str, Any]]) -> int:
+    """Output tokens for reply content: text as written, tool calls as name plus JSON input."""
+    total = 0
+    for b in blocks:
+        if b.get("type") == "text":
+            total += count(b.get("text", ""))
+        elif b.get("type") == "tool_use":
+            total += count(b.get("name", "")) + count(b.get("input", {}))
+        else:
+            total += count(b)
+    return max(1, total)

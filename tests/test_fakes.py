@@ -1,0 +1,278 @@
+"""The offline API: the real SDK over the fake transport behaves as it does online."""
+
+from __future__ import annotations
+
+import json
+
+import anthropic
+import httpx2
+import pytest
+
+from course import tokens
+from course.cassette import Cassette, CassetteError, Replay, ReplayMiss
+from course.fakes import FakeAPI, Queue, Scripted, fake_client
+from course.record import Recorder, RecordingDisabled, scrub_headers
+from course.wire import Reply, message, text, tool_use, usage
+
+GOAL = {"role": "user", "content": "hi"}
+
+
+def create(client, messages, **kw):
+    return client.messages.create(model="claude-opus-5", max_tokens=64, messages=messages, **kw)
+
+
+def test_queue_returns_sdk_types_and_logs_requests():
+    client, api = fake_client([message([text("hello")])])
+    reply = create(client, [GOAL])
+    assert isinstance(reply, anthropic.types.Message)
+    assert reply.content[0].text == "hello" and reply.stop_reason == "end_turn"
+    assert api.requests == [{"model": "claude-opus-5", "max_tokens": 64, "messages": [GOAL]}]
+    assert api.paths == ["/v1/messages"]
+
+
+def test_usage_is_counted_when_left_out():
+    client, _ = fake_client([message([text("x" * 40)])])
+    reply = create(client, [GOAL])
+    assert reply.usage.output_tokens == 10  # 40 characters at four per token
+    assert reply.usage.input_tokens == tokens.request_tokens({"messages": [GOAL]})
+
+
+def test_rate_limit_error_carries_retry_after():
+    client, _ = fake_client([Reply.error(429, "slow down", retry_after=7)])
+    with pytest.raises(anthropic.RateLimitError) as info:
+        create(client, [GOAL])
+    assert info.value.status_code == 429
+    assert info.value.response.headers["retry-after"] == "7"
+    assert info.value.body["error"]["type"] == "rate_limit_error"
+
+
+@pytest.mark.parametrize(("status", "kind"), [
+    (500, anthropic.InternalServerError),
+    (529, anthropic.InternalServerError),
+    (400, anthropic.BadRequestError),
+])
+def test_status_errors_map_to_sdk_exceptions(status, kind):
+    client, _ = fake_client([Reply.error(status)])
+    with pytest.raises(kind) as info:
+        create(client, [GOAL])
+    assert info.value.status_code == status
+
+
+def test_529_is_overloaded_error_type():
+    client, _ = fake_client([Reply.error(529)])
+    with pytest.raises(anthropic.APIStatusError) as info:
+        create(client, [GOAL])
+    assert info.value.body["error"]["type"] == "overloaded_error"
+
+
+def test_dropped_connection_is_api_connection_error():
+    client, _ = fake_client([Reply.dropped()])
+    with pytest.raises(anthropic.APIConnectionError):
+        create(client, [GOAL])
+
+
+def test_sdk_does_not_retry_on_its_own():
+    client, api = fake_client([Reply.error(503), message([text("late")])])
+    with pytest.raises(anthropic.InternalServerError):
+        create(client, [GOAL])
+    assert len(api.requests) == 1
+
+
+def test_streaming_delivers_usage_in_message_delta():
+    body = message([text("streamed answer")], usage=usage(120, 42))
+    client, api = fake_client([body])
+    with client.messages.stream(model="claude-opus-5", max_tokens=64, messages=[GOAL]) as s:
+        events = [e.type for e in s]
+        final = s.get_final_message()
+    assert api.requests[0]["stream"] is True
+    assert final.content[0].text == "streamed answer"
+    assert final.usage.output_tokens == 42 and final.usage.input_tokens == 120
+    assert "message_delta" in [e for e in events] or "text" in events
+
+
+def test_streamed_tool_use_input_is_reassembled():
+    body = message([tool_use("get_weather", {"city": "Paris"}, id="toolu_x")])
+    client, _ = fake_client([body])
+    with client.messages.stream(model="claude-opus-5", max_tokens=64, messages=[GOAL]) as s:
+        final = s.get_final_message()
+    assert final.stop_reason == "tool_use"
+    assert final.content[0].input == {"city": "Paris"}
+
+
+# -- validation like the API ------------------------------------------------------------
+
+ASK = message([text("checking"), tool_use("t", {}, id="toolu_A"), tool_use("t", {}, id="toolu_B")])
+
+
+def _bad_request(messages):
+    client, api = fake_client([message([text("never")])])
+    with pytest.raises(anthropic.BadRequestError) as info:
+        create(client, messages)
+    assert info.value.body["error"]["type"] == "invalid_request_error"
+    return info.value.body["error"]["message"]
+
+
+def test_rejects_tool_result_without_tool_use():
+    msg = _bad_request([GOAL, {"role": "assistant", "content": "checking"},
+                        {"role": "user", "content": [
+                            {"type": "tool_result", "tool_use_id": "toolu_A", "content": "x"}]}])
+    assert msg.startswith("messages.2: tool_result block(s) provided when previous message "
+                          "does not contain any tool_use blocks")
+
+
+def test_rejects_unanswered_tool_use_id():
+    msg = _bad_request([GOAL, {"role": "assistant", "content": ASK["content"]},
+                        {"role": "user", "content": [
+                            {"type": "tool_result", "tool_use_id": "toolu_A", "content": "x"}]}])
+    assert "tool_use` ids were found without `tool_result` blocks immediately after: toolu_B" \
+        in msg
+
+
+def test_rejects_unknown_tool_use_id():
+    msg = _bad_request([GOAL, {"role": "assistant", "content": ASK["content"]},
+                        {"role": "user", "content": [
+                            {"type": "tool_result", "tool_use_id": i, "content": "x"}
+                            for i in ("toolu_A", "toolu_B", "toolu_Z")]}])
+    assert "unexpected `tool_use_id` found in `tool_result` blocks: toolu_Z" in msg
+
+
+@pytest.mark.parametrize("messages", [[], [{"role": "user", "content": []}],
+                                      [{"role": "robot", "content": "x"}]])
+def test_rejects_empty_or_invalid_message_lists(messages):
+    assert _bad_request(messages).startswith("messages")
+
+
+def test_split_results_are_accepted_like_the_api():
+    client, api = fake_client([message([text("done")])])
+    split = [GOAL, {"role": "assistant", "content": ASK["content"]},
+             {"role": "user", "content": [
+                 {"type": "tool_result", "tool_use_id": "toolu_A", "content": "a"}]},
+             {"role": "user", "content": [
+                 {"type": "tool_result", "tool_use_id": "toolu_B", "content": "b"}]}]
+    assert create(client, split).content[0].text == "done"
+    assert len(api.requests[0]["messages"]) == 4  # the log keeps what was really sent
+
+
+# -- cassettes -------------------------------------------------------------------------
+
+def _cassette(tmp_path, data):
+    path = tmp_path / "c.json"
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def test_packaged_cassette_replays_in_order():
+    api = FakeAPI(Replay("lab01_tool_loop__weather_two_step"))
+    reply = create(api.client(), [{"role": "user", "content":
+                                   "What is the weather in the capital of France?"}])
+    assert reply.content[1].name == "get_capital"
+
+
+def test_replay_miss_names_interaction_and_difference():
+    api = FakeAPI(Replay("lab01_tool_loop__weather_two_step"))
+    with pytest.raises(ReplayMiss) as info:
+        create(api.client(), [{"role": "user", "content": "What is the weather in Rome?"}])
+    text_ = str(info.value)
+    assert "interaction 1 ('asks for the capital')" in text_
+    assert "messages.0.content.0.text: expected" in text_ and "Rome" in text_
+
+
+def test_replay_miss_points_at_nearest_recorded_request():
+    api = FakeAPI(Replay("lab01_tool_loop__weather_two_step"))
+    client = api.client()
+    first = create(client, [{"role": "user", "content":
+                             "What is the weather in the capital of France?"}])
+    wrong = [{"role": "user", "content": "What is the weather in the capital of France?"},
+             {"role": "assistant", "content": first.content},
+             {"role": "user", "content": [{"type": "tool_result", "tool_use_id":
+                                           first.content[1].id, "content": "Lyon"}]}]
+    with pytest.raises(ReplayMiss) as info:
+        create(client, wrong)
+    assert "expected \"Paris\", got \"Lyon\"" in str(info.value)
+
+
+def test_replay_miss_when_cassette_is_used_up():
+    replay = Replay(Cassette.from_json({"version": 1, "interactions": [
+        {"request": {}, "response": {"status": 200, "body": message([text("once")])}}]}))
+    client = FakeAPI(replay).client()
+    create(client, [GOAL])
+    with pytest.raises(ReplayMiss, match="all were used"):
+        create(client, [GOAL])
+
+
+def test_replay_miss_is_not_swallowed_by_except_exception():
+    client, _ = fake_client([])
+    with pytest.raises(ReplayMiss):
+        try:
+            create(client, [GOAL])
+        except Exception:  # what a careless student loop does
+            pass
+
+
+@pytest.mark.parametrize(("content", "needle"), [
+    ("{not json", "invalid JSON at line 1"),
+    ('{"version": 2, "interactions": []}', "version 2 is not supported"),
+    ('{"version": 1, "interactions": []}', "'interactions' must be a non-empty list"),
+    ('{"version": 1, "interactions": [{"request": {}, "response": {}}]}', "needs one of body"),
+    ("[]", "a cassette is a JSON object"),
+])
+def test_malformed_cassettes_fail_with_a_clear_error(tmp_path, content, needle):
+    with pytest.raises(CassetteError, match=needle):
+        Cassette.load(_cassette(tmp_path, content))
+
+
+def test_unknown_cassette_lists_known_ones():
+    with pytest.raises(CassetteError, match="known: .*lab01_tool_loop__three_cities"):
+        Cassette.load("no_such_scenario")
+
+
+def test_cassette_round_trips(tmp_path):
+    original = Cassette.load("lab01_tool_loop__three_cities")
+    original.save(tmp_path / "copy.json")
+    assert Cassette.load(tmp_path / "copy.json") == original
+
+
+def test_scripted_responder_sees_the_request():
+    api = FakeAPI(Scripted(lambda body: message([text(f"{len(body['messages'])} msgs")])))
+    assert create(api.client(), [GOAL]).content[0].text == "1 msgs"
+
+
+def test_queue_exhaustion_is_loud():
+    api = FakeAPI(Queue([]))
+    with pytest.raises(ReplayMiss, match="all were used"):
+        create(api.client(), [GOAL])
+
+
+# -- record mode ------------------------------------------------------------------------
+
+def test_record_mode_needs_explicit_opt_in_and_key():
+    with pytest.raises(RecordingDisabled, match="COURSE_RECORD=1"):
+        Recorder("s", api_key="sk-test", environ={})
+    with pytest.raises(RecordingDisabled, match="needs a key"):
+        Recorder("s", environ={"COURSE_RECORD": "1"})
+
+
+def test_record_mode_forwards_and_scrubs(tmp_path):
+    seen = {}
+
+    def upstream(request: httpx2.Request) -> httpx2.Response:
+        seen["key"] = request.headers.get("authorization")
+        leaky = {"request-id": "req_secret", "set-cookie": "a=b",
+                 "anthropic-organization-id": "org", "retry-after": "3"}
+        return httpx2.Response(200, headers=leaky,
+                               json=message([text("live")], usage=usage(5, 2)))
+
+    rec = Recorder("recorded", api_key="sk-real", environ={"COURSE_RECORD": "1"},
+                   upstream=httpx2.MockTransport(upstream))
+    reply = create(rec.client(), [GOAL])
+    assert reply.content[0].text == "live" and seen["key"] == "Bearer sk-real"
+    rec.save(tmp_path / "out.json")
+    saved = (tmp_path / "out.json").read_text()
+    assert "sk-real" not in saved and "req_secret" not in saved and "org" not in saved
+    replayed = FakeAPI(Replay(tmp_path / "out.json"))
+    assert create(replayed.client(), [GOAL]).content[0].text == "live"
+
+
+def test_scrub_keeps_behavioural_headers_only():
+    assert scrub_headers({"Retry-After": "7", "x-api-key": "k", "Date": "now"}) == \
+        {"retry-after": "7"}

@@ -1,0 +1,125 @@
+"""Hostile submissions: each gets a clear outcome, the grader goes on, and no grade is lost.
+
+One scratch course, Lab 1 released, and a class of broken submissions: malformed JSON,
+deleted cells, an infinite loop, a kernel that dies, a network call, a duplicated graded
+cell. A good student graded first keeps their grade; a good student graded after the
+wreckage gets full marks.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course import pipeline
+from course.mutation import submission
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = "lab01_tool_loop"
+NB = f"{LAB}.ipynb"
+
+
+def _answer_cell(nb):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "agent")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    course = pipeline.scratch_course(ROOT, [LAB], base=tmp_path_factory.mktemp("hostile"))
+    # A short per-cell limit keeps the infinite-loop case quick.
+    with open(course / pipeline.CONFIG_FILE, "a") as f:
+        f.write("\nc.Execute.timeout = 20\n")
+    pipeline.generate(course, LAB)
+    release = pipeline.read_notebook(course / "release" / LAB / NB)
+    source = pipeline.read_notebook(course / "source" / LAB / NB)
+    good = submission(release, source)
+
+    def put(student, nb_or_text):
+        target = course / "submitted" / student / LAB / NB
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(nb_or_text, str):
+            target.write_text(nb_or_text)
+        else:
+            nbformat.write(nb_or_text, target)
+
+    put("early_good", good)
+    first = pipeline.autograde(course, [("early_good", LAB)])
+
+    put("malformed_json", '{"cells": [ this is not json')
+    deleted = nbformat.from_dict(good)
+    deleted.cells = [c for c in deleted.cells
+                     if c.metadata.get("nbgrader", {}).get("grade_id") != "step_cap"]
+    put("deleted_cells", deleted)
+
+    def with_answer(code):
+        nb = nbformat.from_dict(release)
+        _answer_cell(nb).source = code
+        return nb
+
+    put("infinite_loop", with_answer(
+        "def agent(goal, tools, dispatch, *, client, max_steps=12):\n    while True:\n"
+        "        pass\n"))
+    put("kernel_dies", with_answer("import os\nos._exit(1)\n"))
+    put("network_call", with_answer(
+        "import socket\nsocket.create_connection(('93.184.216.34', 80), timeout=2)\n"))
+    dup = nbformat.from_dict(good)
+    graded_cell = next(c for c in dup.cells if c.metadata.get("nbgrader", {}).get("grade"))
+    dup.cells.append(nbformat.from_dict(graded_cell))
+    put("duplicate_cell", dup)
+    put("late_good", good)
+
+    rest = [(s, LAB) for s in ("malformed_json", "deleted_cells", "infinite_loop", "kernel_dies",
+                               "network_call", "duplicate_cell", "late_good")]
+    runs = {r.student: r for r in first + pipeline.autograde(course, rest, jobs=2)}
+    table = {r.student: r for r in pipeline.scores(course)}
+    yield course, runs, table
+    shutil.rmtree(course, ignore_errors=True)
+
+
+def test_good_students_get_full_marks_before_and_after(graded):
+    _, runs, table = graded
+    for student in ("early_good", "late_good"):
+        assert runs[student].ok, runs[student].error
+        assert table[student].auto_score == table[student].auto_max == 14
+
+
+def test_malformed_notebook_fails_alone_with_a_message(graded):
+    _, runs, table = graded
+    assert not runs["malformed_json"].ok
+    assert runs["malformed_json"].error  # a one-line reason for the instructor
+    assert table.get("malformed_json") is None or table["malformed_json"].auto_score == 0
+
+
+def test_deleted_cells_are_restored_and_the_rest_graded(graded):
+    _, runs, table = graded
+    # nbgrader puts deleted locked test cells back from the gradebook, so the student is
+    # graded on every test and keeps the points the remaining code earns.
+    assert runs["deleted_cells"].ok, runs["deleted_cells"].error
+    assert table["deleted_cells"].auto_score == 14
+
+
+def test_infinite_loop_times_out_and_scores_zero(graded):
+    _, runs, table = graded
+    assert table["infinite_loop"].auto_score == 0
+
+
+def test_dying_kernel_costs_only_that_submission(graded):
+    _, runs, table = graded
+    row = table.get("kernel_dies")
+    assert row is None or row.auto_score == 0
+
+
+def test_network_call_is_refused_inside_the_grading_kernel(graded):
+    course, _, table = graded
+    assert table["network_call"].auto_score == 0
+    out = (course / "autograded" / "network_call" / LAB / NB).read_text()
+    assert "NetworkBlocked" in out and "is blocked: this course grades and tests offline" in out
+
+
+def test_duplicated_graded_cell_fails_only_that_student(graded):
+    _, runs, _ = graded
+    assert not runs["duplicate_cell"].ok
+    assert runs["late_good"].ok

@@ -1,0 +1,129 @@
+"""Course integrity through real nbgrader: every hidden test is honest.
+
+* the solution gets full marks, the untouched release scores 0 on every autograded cell;
+* every mutant loses exactly the cells named for its bug and keeps every other point;
+* source/, release/ and solutions/ are in sync with what generates them;
+* nothing secret leaks, metadata is valid, solutions write nothing to stderr.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from course import integrity, pipeline
+from course.mutation import load_mutants
+from course.verify import grade_samples
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENTS = pipeline.assignments(ROOT)
+SAMPLES = [s for a in ASSIGNMENTS for s in pipeline.samples(ROOT, a, "all")]
+
+
+@pytest.fixture(scope="session")
+def verdicts():
+    found, _ = grade_samples(ROOT, ASSIGNMENTS, mutants="all")
+    return {(v.sample.assignment, v.sample.student): v for v in found}
+
+
+def test_there_are_assignments():
+    assert "lab01_tool_loop" in ASSIGNMENTS
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[f"{s.assignment}-{s.student}" for s in SAMPLES])
+def test_sample_scores_as_it_must(verdicts, sample):
+    v = verdicts[(sample.assignment, sample.student)]
+    assert v.ok, "\n".join(v.problems)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_assignment_has_mutants(assignment):
+    mutants = load_mutants(ROOT / "tests" / "mutants" / f"{assignment}.py")
+    assert mutants, f"{assignment} has no mutants in tests/mutants/{assignment}.py"
+    for m in mutants:
+        assert m.loses, f"mutant {m.name} names no cell that must catch it"
+
+
+def test_sources_are_built_from_authoring():
+    assert pipeline.build_sources(ROOT, check=True) == []
+
+
+def test_static_integrity():
+    problems = integrity.check_tree(ROOT)
+    assert not problems, "\n".join(map(str, problems))
+
+
+def test_release_is_a_fresh_generation():
+    assert pipeline.release(ROOT, check=True) == []
+
+
+def test_solutions_are_a_fresh_execution():
+    assert pipeline.build_solutions(ROOT, check=True) == []
+
+
+def test_source_notebooks_carry_no_outputs():
+    for path in sorted((ROOT / "source").rglob("*.ipynb")):
+        for cell in pipeline.read_notebook(path).cells:
+            if cell.cell_type == "code":
+                assert not cell.outputs and cell.execution_count is None, path
+
+
+# -- the checks themselves can fail ------------------------------------------------------
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A copy of the course tree (without the heavy generated bits) to damage."""
+    copy = tmp_path / "course"
+    for name in ("source", "release", "course", "authoring"):
+        shutil.copytree(ROOT / name, copy / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copy2(ROOT / "nbgrader_config.py", copy / "nbgrader_config.py")
+    return copy
+
+
+def test_leak_check_catches_a_solution_line_in_course(tree):
+    nb = pipeline.read_notebook(tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb")
+    secret = sorted(integrity.secret_lines(nb))[0]
+    (tree / "course" / "leaky.py").write_text(f"# helper\n    {secret}\n")
+    problems = [str(p) for p in integrity.check_tree(tree)]
+    assert any("course/leaky.py" in p and "reveals a line" in p for p in problems), problems
+
+
+def test_leak_check_catches_a_hidden_test_in_release(tree):
+    src = pipeline.read_notebook(tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb")
+    hidden = next(c.source for c in src.cells if pipeline.HIDDEN_BEGIN in c.source)
+    released = tree / "release" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
+    nb = pipeline.read_notebook(released)
+    nb.cells[-1].source = hidden
+    import nbformat
+
+    nbformat.write(nb, released)
+    assert any("reveals a line" in str(p) for p in integrity.check_tree(tree))
+
+
+def test_metadata_check_catches_duplicate_ids_and_zero_points(tree):
+    path = tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
+    nb = pipeline.read_notebook(path)
+    graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    graded[1].metadata["nbgrader"]["grade_id"] = graded[0].metadata["nbgrader"]["grade_id"]
+    graded[2].metadata["nbgrader"]["points"] = 0
+    problems = [p.what for p in integrity.check_source(path, nb)]
+    assert any("repeats cell" in p for p in problems)
+    assert any("needs positive points" in p for p in problems)
+
+
+def test_outputs_in_source_are_reported(tree):
+    path = tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
+    nb = pipeline.read_notebook(path)
+    code = next(c for c in nb.cells if c.cell_type == "code")
+    code.execution_count = 3
+    assert any("outputs or an execution count" in p.what for p in integrity.check_source(path, nb))
+
+
+def test_release_check_notices_a_hand_edit(tree):
+    released = tree / "release" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
+    released.write_text(released.read_text().replace("Lab 1", "Lab One", 1))
+    assert pipeline.release(tree, ["lab01_tool_loop"], check=True) == [f"{released} is out of date"]
