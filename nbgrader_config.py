@@ -6,9 +6,12 @@ of ``source/``; ``python -m course`` drives nbgrader with this configuration.
 
 from pathlib import Path
 
-from nbconvert.preprocessors import TagRemovePreprocessor
+from course.pipeline import KERNEL_ARGS
+
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, TagRemovePreprocessor
 from nbgrader.preprocessors import (
     CheckCellMetadata,
+    GetGrades,
     ClearHiddenTests,
     ClearMarkScheme,
     ClearOutput,
@@ -53,8 +56,9 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedE
 # Per-cell limit while autograding (ExecutePreprocessor.timeout is ignored by nbgrader).
 c.Execute.timeout = 30
 c.Execute.interrupt_on_timeout = True
-# Every grading kernel starts with the network guard on: grading never leaves this machine.
-c.Execute.extra_arguments = [
-    "--HistoryManager.hist_file=:memory:",
-    "--IPKernelApp.exec_lines=['import course.netguard as _ng; _ng.install(); del _ng']",
-]
+# Every grading kernel starts with the network guard on (grading never leaves this
+# machine), and reports errors as one line: a traceback would quote hidden-test source.
+c.Execute.extra_arguments = [*KERNEL_ARGS, "--InteractiveShell.xmode=Minimal"]
+
+# Feedback shows each test cell without its hidden region.
+c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]

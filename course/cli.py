@@ -19,6 +19,7 @@ from pathlib import Path
 
 from . import pipeline, report
 from .authoring import AuthoringError
+from .cassette import CassetteError
 from .mutation import MutantError
 from .pipeline import PipelineError
 
@@ -191,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.fn(args)
-    except (PipelineError, AuthoringError, MutantError) as exc:
+    except (PipelineError, AuthoringError, MutantError, CassetteError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

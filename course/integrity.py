@@ -4,26 +4,27 @@
 * nbgrader metadata is valid: unique grade ids, positive points, solution markers present;
 * no solution line and no hidden-test line appears in ``release/`` or in ``course/``;
 * no instructor-only cell reaches ``release/``;
-* executed solutions write nothing to stderr (nbgrader zeroes such cells).
+* executed solutions write nothing to stderr (nbgrader zeroes such cells);
+* every cassette under ``course/cassettes`` loads.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
 from .authoring import INSTRUCTOR_TAG
+from .cassette import Cassette, CassetteError
 from .mutation import SOLUTION_BEGIN, SOLUTION_END
 from .pipeline import HIDDEN_BEGIN, HIDDEN_END, assignments, read_notebook
 
 # Lines this short, or made only of these, say nothing about a solution.
 MIN_LEAK_CHARS = 20
 _TRIVIAL = re.compile(r"^(pass|return( None)?|raise NotImplementedError\(\)|else:|try:|"
-                      r"finally:|[\)\]\}]+[,:]?|\"\"\"|''')$")
+                      r"finally:|except [\w.]+( as \w+)?:|[\)\]\}]+[,:]?|\"\"\"|''')$")
 
 
 @dataclass(frozen=True)
@@ -35,27 +36,40 @@ class Problem:
         return f"{self.where}: {self.what}"
 
 
-def _regions(source: str, begin: str, end: str) -> Iterator[str]:
-    inside = False
+def _split(source: str, regions: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
+    """(lines inside the given regions, lines outside every region) of a cell."""
+    inside, outside, current = [], [], None
     for line in source.split("\n"):
-        if begin in line:
-            inside = True
-        elif end in line:
-            inside = False
-        elif inside:
-            yield line
+        begin = next((r for r in regions if r[0] in line), None)
+        if current is None and begin is not None:
+            current = begin
+        elif current is not None and current[1] in line:
+            current = None
+        elif current is not None:
+            inside.append(line)
+        elif not any(marker in line for r in regions for marker in r):
+            outside.append(line)
+    return inside, outside
 
 
-def secret_lines(nb: nbformat.NotebookNode) -> set[str]:
-    """Non-trivial lines from inside the solution and hidden-test regions of a notebook."""
-    out = set()
+def _norm(line: str) -> str | None:
+    norm = " ".join(line.split())
+    return norm if len(norm) >= MIN_LEAK_CHARS and not _TRIVIAL.match(norm) else None
+
+
+def secret_lines(nb: nbformat.NotebookNode, solutions: bool = True) -> set[str]:
+    """Non-trivial lines from inside the hidden-test regions of a notebook, and (unless
+    ``solutions`` is false) from inside its solution regions. A line the notebook also
+    shows in the open (a visible test repeating a call, say) is not a secret."""
+    regions = [(HIDDEN_BEGIN, HIDDEN_END)] + ([(SOLUTION_BEGIN, SOLUTION_END)] if solutions else [])
+    every = [(HIDDEN_BEGIN, HIDDEN_END), (SOLUTION_BEGIN, SOLUTION_END)]
+    secret, public = set(), set()
     for cell in nb.cells:
-        for begin, end in ((SOLUTION_BEGIN, SOLUTION_END), (HIDDEN_BEGIN, HIDDEN_END)):
-            for line in _regions(cell.source, begin, end):
-                norm = " ".join(line.split())
-                if len(norm) >= MIN_LEAK_CHARS and not _TRIVIAL.match(norm):
-                    out.add(norm)
-    return out
+        inside, _ = _split(cell.source, regions)
+        _, outside = _split(cell.source, every)
+        secret.update(n for n in map(_norm, inside) if n)
+        public.update(n for n in map(_norm, outside) if n)
+    return secret - public
 
 
 def check_source(path: Path, nb: nbformat.NotebookNode) -> list[Problem]:
@@ -115,6 +129,11 @@ def check_tree(root: Path) -> list[Problem]:
                             problems.append(Problem(
                                 f"{sol.relative_to(root)} cell {i}",
                                 "writes to stderr; nbgrader gives such a graded cell 0"))
+    for path in sorted((root / "course" / "cassettes").glob("*.json")):
+        try:
+            Cassette.load(path)
+        except CassetteError as exc:
+            problems.append(Problem(str(path.relative_to(root)), str(exc).split(": ", 1)[-1]))
     exposed = [p for p in sorted((root / "release").rglob("*")) if p.is_file()]
     exposed += sorted(p for p in (root / "course").rglob("*")
                       if p.is_file() and p.suffix in (".py", ".json", ".md", ".txt"))

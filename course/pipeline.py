@@ -27,6 +27,7 @@ from .mutation import Mutant, answer_text, load_mutants, submission
 CONFIG_FILE = "nbgrader_config.py"
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
+# Arguments for every kernel the course starts: no history file, network guard on.
 KERNEL_ARGS = [
     "--HistoryManager.hist_file=:memory:",
     "--IPKernelApp.exec_lines=['import course.netguard as _ng; _ng.install(); del _ng']",

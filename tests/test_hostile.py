@@ -67,7 +67,9 @@ def graded(tmp_path_factory):
         "import socket\nsocket.create_connection(('93.184.216.34', 80), timeout=2)\n"))
     dup = nbformat.from_dict(good)
     graded_cell = next(c for c in dup.cells if c.metadata.get("nbgrader", {}).get("grade"))
-    dup.cells.append(nbformat.from_dict(graded_cell))
+    twin = nbformat.from_dict(graded_cell)
+    twin.id = "twin-of-a-graded-cell"  # same grade_id, distinct cell id
+    dup.cells.append(twin)
     put("duplicate_cell", dup)
     put("late_good", good)
 
@@ -93,12 +95,13 @@ def test_malformed_notebook_fails_alone_with_a_message(graded):
     assert table.get("malformed_json") is None or table["malformed_json"].auto_score == 0
 
 
-def test_deleted_cells_are_restored_and_the_rest_graded(graded):
+def test_deleted_test_cell_scores_zero_and_the_rest_is_graded(graded):
     _, runs, table = graded
-    # nbgrader puts deleted locked test cells back from the gradebook, so the student is
-    # graded on every test and keeps the points the remaining code earns.
+    # A deleted test cell cannot be passed: it scores 0, and every other cell is graded.
     assert runs["deleted_cells"].ok, runs["deleted_cells"].error
-    assert table["deleted_cells"].auto_score == 14
+    got = {c.grade_id: c.score for c in table["deleted_cells"].cells if c.auto}
+    assert got["step_cap"] == 0
+    assert table["deleted_cells"].auto_score == 12
 
 
 def test_infinite_loop_times_out_and_scores_zero(graded):

@@ -1,0 +1,572 @@
+# %% [markdown]
+# # Lab 3 — Token budget manager
+#
+# **Points:** 13 autograded + 3 written = 16.
+#
+# **You implement**
+#
+# ```python
+# PRICE                                # {model: {"in": usd_per_token, "out": usd_per_token}}
+# class BudgetExceeded(RuntimeError)   # given: what the hard stop raises
+# class Budget:
+#     Budget(limit_usd)
+#     .charge(model, usage) -> float   # price one reply, add it to the books, return its cost
+#     .state                           # "ok" below 80% of the limit, "warn" from 80%, "stop" from 100%
+#     .guard() -> str | None           # "stop": raise BudgetExceeded
+#                                      # "warn": a wrap-up note for the model, the FIRST time only
+#     .spent                           # dollars so far
+#     .by_model                        # {model: dollars}, summing to .spent
+# ```
+#
+# * **In:** after every model call, the model's name and the reply's `usage`: a real
+#   `anthropic.types.Usage` with `input_tokens`, `output_tokens`,
+#   `cache_creation_input_tokens` and `cache_read_input_tokens`. The two cache fields
+#   can be `None`.
+# * **Out:** a running total in dollars, and two signals. At 80% of the limit the model gets
+#   a wrap-up note it can read. At 100% it gets a hard stop it cannot argue with.
+#
+# **Prices** per million tokens (MTok), input/output: claude-opus-5 \$5/\$25,
+# claude-sonnet-5 \$3/\$15, claude-haiku-4-5 \$1/\$5. A token **written** to the prompt cache
+# bills at **1.25×** the model's input rate. A token **read** back from it bills at **0.10×**.
+#
+# Everything runs offline: replies come from the real SDK talking to a fake API.
+
+# %%
+import matplotlib.pyplot as plt
+
+from course.worlds import budget as world
+
+OPUS = "claude-opus-5"
+print("task:", world.GOAL)
+print(f"P = {world.PREFIX_TOKENS:,} prefix tokens, a = {world.TURN_TOKENS:,} tokens of history "
+      f"per turn, {world.OUTPUT_TOKENS} output tokens per reply")
+
+# %% [markdown]
+# ## Why a budget exists
+#
+# **The model cannot see its own spend.** The forward pass has no token counter. The server
+# computes `usage` after the reply and hands it to *you*, and the model never sees it. So a
+# prompt saying "be economical" asks the model to estimate a number it cannot see. Only
+# the harness can keep the books.
+#
+# **Spend is not linear in turns.** The server keeps nothing between calls. So call *k*
+# resends the prefix *P* (system prompt and tools) plus *k* turns of history of *a* tokens
+# each. Over *n* turns:
+#
+# $$\text{input tokens}(n) \;=\; \sum_{k=1}^{n} (P + a\,k) \;=\; nP + a\,\frac{n(n+1)}{2}$$
+#
+# The chapter (Code Lab 14, exercise 3) writes the second term as $a\,n^2/2$. That is the
+# large-*n* approximation, and it drops $a\,n/2$. Both versions are computed below.
+#
+# An up-front budget ("cost per turn × expected turns") estimates only the linear term.
+# So the check has to be a running ledger, updated after every call.
+#
+# ## The bug it prevents
+#
+# ### 1. Mispriced cache terms
+#
+# Here is the chapter's worked call on claude-opus-5, against a \$1.00 limit. It has 130,000
+# uncached input tokens, 1,000 output, 20,000 written to the cache and 40,000 read from it.
+# Priced term by term:
+
+# %%
+PER_MTOK = {"input": 5.00, "output": 25.00}    # claude-opus-5, USD per million tokens
+call = world.WORKED_CALL
+terms = [("uncached input", call["input_tokens"], 1.00, PER_MTOK["input"]),
+         ("output", call["output_tokens"], 1.00, PER_MTOK["output"]),
+         ("cache write", call["cache_creation_input_tokens"], 1.25, PER_MTOK["input"]),
+         ("cache read", call["cache_read_input_tokens"], 0.10, PER_MTOK["input"])]
+usd = {}
+for name, n, times, rate in terms:
+    usd[name] = n * times * rate / 1e6
+    print(f"{name:>15}: {n:>7,} tok x {times:.2f} x ${rate:.2f}/MTok = ${usd[name]:.3f}")
+right = sum(usd.values())
+print(f"{'total':>15}: ${right:.2f} of the $1.00 limit")
+
+
+def verdict(dollars, limit=1.00):
+    share = round(dollars / limit, 9)
+    return "stop: the hard stop trips" if share >= 1 else (
+        "warn" if share >= 0.8 else "ok: no warning is sent")
+
+
+reads_at_full = right + call["cache_read_input_tokens"] * PER_MTOK["input"] * (1 - 0.10) / 1e6
+writes_at_1x = right - call["cache_creation_input_tokens"] * PER_MTOK["input"] * 0.25 / 1e6
+print()
+for label, dollars in [("priced right", right), ("cache reads at the full rate", reads_at_full),
+                       ("cache writes at 1x", writes_at_1x)]:
+    print(f"{label:>28}: ${dollars:.3f} -> {verdict(dollars)}")
+
+# %% [markdown]
+# The 40,000 cached tokens cost \$0.02 read back, not the \$0.20 they would cost uncached.
+# Bill them at the full rate and this one call reports \$1.00. The hard stop then kills a
+# run that was well inside its budget, and your dashboard says caching saved nothing. Bill
+# the cache writes at 1× and the call reports \$0.795. That is just under 80%, so the
+# wrap-up note never goes out.
+#
+# The multipliers follow from the mechanism; nobody tuned them. A cache write pays for the
+# normal prefill plus storing the resulting key and value (K, V) vectors, so it costs a little
+# more than 1×. A cache read skips the prefill arithmetic entirely. It still pays to move the
+# stored vectors back into the accelerator's memory, so it costs much less than 1×, but not 0.
+#
+# ### 2. The long tail that a mean hides
+#
+# Here are the chapter's cost-per-task rows, priced at claude-opus-5:
+
+# %%
+print("task  turns   input_tok  output_tok     usd")
+tail = {}
+for task, turns, tok_in, tok_out in world.TAIL_ROWS:
+    tail[task] = (tok_in * PER_MTOK["input"] + tok_out * PER_MTOK["output"]) / 1e6
+    print(f"{task:4} {turns:>6} {tok_in:>11,} {tok_out:>11,} {tail[task]:>7.2f}")
+costs = sorted(tail.values())
+print(f"\na93 costs {tail['a93'] / tail['a91']:.0f}x a91.  Mean ${sum(costs) / len(costs):.2f}, "
+      f"median ${costs[len(costs) // 2]:.2f}")
+
+# %% [markdown]
+# Task a93 had no guard. It ran 40 turns until the step cap, resending a history that kept
+# growing: 1.9 million input tokens against about 40,000 for its neighbours. A mean over
+# these rows reads \$3.47 and describes no task at all. Report the median and the p95 (the
+# cost 95% of runs stay under), or this row disappears into an average.
+#
+# ### 3. Spend grows with n(n+1)/2
+#
+# The world's fake model bills each call for exactly what it resends: call *k* costs
+# `P + a·k` input tokens. It does no caching here. Run the same audit at four lengths and
+# compare the tokens with both formulas:
+
+# %%
+P, a = world.PREFIX_TOKENS, world.TURN_TOKENS
+measured = {}
+print(" n   measured input  chapter nP + an^2/2   exact nP + an(n+1)/2    gap   a*n/2")
+for n in world.GROWTH_TURNS:
+    meter = world.TokenMeter()
+    world.run_turns(meter, n)
+    measured[n] = meter.input_tokens
+    chapter_formula = n * P + a * n**2 / 2
+    exact_formula = n * P + a * n * (n + 1) / 2
+    print(f"{n:>2} {measured[n]:>16,} {chapter_formula:>20,.0f} {exact_formula:>22,.0f} "
+          f"{measured[n] - chapter_formula:>6,.0f} {a * n / 2:>7,.0f}")
+
+print()
+for lo, hi in [(10, 20), (10, 40)]:
+    chapter_ratio = (hi * P + a * hi**2 / 2) / (lo * P + a * lo**2 / 2)
+    print(f"{hi} turns vs {lo}: {measured[hi] / measured[lo]:.2f}x measured, "
+          f"{chapter_ratio:.2f}x by the chapter's formula, {(hi / lo) ** 2:.0f}x if only n^2 counted")
+
+# %% [markdown]
+# The chapter's 135,000 and 420,000 tokens at 10 and 20 turns come from its approximation. The
+# fake measures 142,500 and 435,000, and the exact sum agrees with it. The gap is $a\,n/2$
+# (7,500 and 15,000): call *k* carries *k* turns of history, not *k* − ½. So the chapter's
+# "3.1× the cost for 2× the turns" is really 3.05×.
+#
+# The chapter also says a run is "roughly 4× worse at turn 20 and 16× worse at turn 40". Those
+# are limits: they need $a\,n^2/2 \gg nP$, that is $n \gg 2P/a = 8$. With these *P* and *a*,
+# the measured factors from turn 10 are 3.05× and 10.3×. The conclusion stands either way:
+# doubling the turns more than doubles the bill.
+#
+# ### 4. Three more ways a ledger lies
+#
+# * **The warning on every turn.** If the ledger does not record that the note went out, it
+#   goes out again on every call above 80%. Each copy stays in the history and is resent on every later
+#   call, so the repeats feed the growth term you are trying to stop.
+# * **A stop that does not stop.** If the hard stop *returns* a message, that message is one
+#   more note the model may ignore. If it raises and nothing catches it, the caller gets a
+#   stack trace where it was promised a report. The fix has two parts. `guard()` raises
+#   `BudgetExceeded`, and the loop catches it and returns a partial report: what was done,
+#   what is missing, and no success flag.
+# * **`by_model` never updated.** With a router picking between models, you can no longer
+#   say which model the money went to.
+#
+# The loop in this lab is `world.run_audit(budget, client=..., stop=BudgetExceeded, ...)`.
+# After every model call it runs `budget.charge(reply.model, reply.usage)`. Before running
+# any tool it asks `budget.guard()`. A note that comes back rides along once, after that
+# turn's tool results. A `BudgetExceeded` ends the run with a partial report.
+#
+# ## Tier 1 — pseudocode
+#
+# ```text
+# after every model call:
+#     spent += in·p_in + out·p_out + cache_write·p_in·1.25 + cache_read·p_in·0.10
+#     if spent ≥ limit:         hard stop → the loop returns a partial report
+#     if spent ≥ 0.8 · limit:   ONCE: tell the model to wrap up (a note it can read)
+# ```
+#
+# **What a framework changes.** In LangGraph, `spent` becomes a field of the graph state with
+# an additive reducer: each node contributes its cost and the framework sums them. The stop
+# is a conditional edge into a `halt` node that writes the partial report. It is a *node*,
+# not an exception, so the caller always gets a report. The pricing is unchanged.
+#
+# ## Implement
+#
+# Prices go in `PRICE` in **dollars per token**. `charge` sums four terms, and a cache field
+# of `None` counts as zero. `state` compares `.spent` with the limit. `guard` is what the
+# loop calls every turn.
+
+# %% id=price kind=solution
+# PRICE[model] = {"in": USD per input token, "out": USD per output token}, for
+# claude-opus-5, claude-sonnet-5 and claude-haiku-4-5. Per token, not per MTok:
+# $5/MTok is 5 / 1_000_000 dollars per token. Name the two cache multipliers here too.
+### BEGIN SOLUTION
+PRICE = {
+    "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
+    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
+    "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
+}
+CACHE_WRITE = 1.25  # a normal prefill, plus storing the K and V vectors
+CACHE_READ = 0.10   # no prefill; only moving the stored K and V back
+### END SOLUTION
+
+# %% id=budget kind=solution
+class BudgetExceeded(RuntimeError):
+    """The hard stop: this run has spent its whole limit."""
+
+
+class Budget:
+    """The ledger of one agent run: charge every reply, then ask guard() what to do."""
+
+    def __init__(self, limit_usd):
+        """limit_usd -- the most this run may spend, in dollars."""
+        ### BEGIN SOLUTION
+        self.limit = float(limit_usd)
+        self.spent = 0.0
+        self.by_model = {}
+        self.warned = False
+        ### END SOLUTION
+
+    def charge(self, model, usage):
+        """Price one reply's usage at PRICE[model]; add it to .spent and .by_model[model].
+
+        Four terms: uncached input, output, cache writes (1.25x the input rate) and cache
+        reads (0.10x the input rate). A cache field that is None counts as 0.
+        Returns this call's cost in dollars.
+        """
+        ### BEGIN SOLUTION
+        rate = PRICE[model]  # an unknown model fails loudly instead of billing $0
+        priced = [
+            (usage.input_tokens, rate["in"]),
+            (usage.output_tokens, rate["out"]),
+            (usage.cache_creation_input_tokens, rate["in"] * CACHE_WRITE),
+            (usage.cache_read_input_tokens, rate["in"] * CACHE_READ),
+        ]
+        cost = sum((count or 0) * per_token for count, per_token in priced)
+        self.spent += cost
+        self.by_model[model] = self.by_model.get(model, 0.0) + cost
+        return cost
+        ### END SOLUTION
+
+    @property
+    def state(self):
+        """'ok' below 80% of the limit, 'warn' from 80%, 'stop' from 100%."""
+        ### BEGIN SOLUTION
+        if self.spent >= self.limit:
+            return "stop"
+        return "warn" if self.spent >= 0.8 * self.limit else "ok"
+        ### END SOLUTION
+
+    def guard(self):
+        """What the loop should do now; call it after each charge.
+
+        'stop': raise BudgetExceeded. 'warn': return a wrap-up note for the model (a sentence
+        that mentions the budget), the first time only. Otherwise, and on every later call
+        in 'warn', return None.
+        """
+        ### BEGIN SOLUTION
+        level = self.state
+        if level == "stop":
+            raise BudgetExceeded(f"${self.spent:.2f} spent of a ${self.limit:.2f} limit")
+        if level == "warn" and not self.warned:
+            self.warned = True
+            return (f"Budget note: ${self.spent:.2f} of your ${self.limit:.2f} budget is spent. "
+                    "Finish the work in progress and start nothing new. If you cannot "
+                    "finish, say exactly what remains.")
+        return None
+        ### END SOLUTION
+
+# %% [markdown]
+# ## Self-check
+#
+# These checks give you a quick signal. They are **not** the grade: the hidden tests check
+# more, including every price term alone, `None` cache fields, the hard stop inside the
+# loop, the routed run and the growth curve.
+
+# %%
+b = Budget(1.00)
+cost = b.charge(OPUS, world.sdk_usage(**world.WORKED_CALL))
+print(f"worked call: ${cost:.4f}, state {b.state!r}   (expect $0.8200, 'warn')")
+print("guard() the first time: ", b.guard())
+print("guard() the second time:", b.guard(), "  (expect None)")
+print("by_model:", b.by_model)
+
+# %% [markdown]
+# ### The hard stop, inside the loop
+#
+# Audit 12 invoices on a \$1.00 budget. The fake model ignores wrap-up notes, as a real one
+# sometimes does, so the hard stop has to end the run. Look at the report: no exception, no
+# success flag, and an explicit list of what is missing.
+
+# %%
+api = world.audit_model(12)
+b = Budget(1.00)
+report = world.run_audit(b, client=api.client(), stop=BudgetExceeded, n_invoices=12)
+for key in ("ok", "partial", "reason", "missing", "usd", "calls"):
+    print(f"{key:>8}: {report[key]}")
+print(f"    done: {len(report['done'])} invoices, the last: {report['done'][-1]!r}")
+print("notes sent (request, text):", world.notes_sent(api))
+
+# %% [markdown]
+# The stop fires after call 12, at \$1.065. The ledger only learns a call's price once the
+# call has been made, so a run overshoots its limit by at most one call.
+#
+# ### The curve
+#
+# Now the same task at 5, 10, 20 and 40 turns, priced by your `Budget`. It runs twice: once
+# uncached, and once with the history read back from the prompt cache.
+
+# %%
+spend, spend_cached = [], []
+for n in world.GROWTH_TURNS:
+    plain, cached = Budget(100.0), Budget(100.0)
+    world.run_turns(plain, n, stop=BudgetExceeded)
+    world.run_turns(cached, n, stop=BudgetExceeded, cached=True)
+    spend.append(plain.spent)
+    spend_cached.append(cached.spent)
+    print(f"{n:>2} turns: ${plain.spent:.4f} uncached, ${cached.spent:.4f} cached")
+print(f"doubling 20 -> 40 turns: {spend[3] / spend[2]:.2f}x uncached, "
+      f"{spend_cached[3] / spend_cached[2]:.2f}x cached")
+world.plot_spend(world.GROWTH_TURNS, spend, spend_cached)
+plt.show()
+
+# %% [markdown]
+# Both lines curve upward. The chapter warns that a straight line means "your caching is working
+# extremely well or you are not measuring correctly". Only the second half holds. Caching
+# lowers the curve, because history read back bills at 0.10×, but reads still grow with the
+# history, so the cached run still more than doubles when the turns double. A straight line
+# means your ledger is not measuring.
+#
+# ## Graded tests
+#
+# One cell per property. Each builds its own scenario from `course.worlds.budget`, so it
+# depends only on `PRICE`, `BudgetExceeded` and `Budget`.
+
+# %% id=four_terms_to_the_cent kind=tests points=3
+from course.worlds.budget import WORKED_CALL, sdk_usage
+
+worked_cost = Budget(1.00).charge("claude-opus-5", sdk_usage(**WORKED_CALL))
+assert abs(worked_cost - 0.82) < 0.005, f"the chapter's worked call costs $0.82; charge returned ${worked_cost:.4f}"
+### BEGIN HIDDEN TESTS
+import math
+
+from course.worlds.budget import sdk_usage as _usage
+
+
+def _alone(model, **counts):
+    base = {"input_tokens": 0, "output_tokens": 0}
+    return Budget(1_000.0).charge(model, _usage(**{**base, **counts}))
+
+
+for _m, (_pin, _pout) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (3, 15),
+                          "claude-haiku-4-5": (1, 5)}.items():
+    assert math.isclose(PRICE[_m]["in"] * 1e6, _pin) and math.isclose(PRICE[_m]["out"] * 1e6, _pout), (
+        f"PRICE[{_m!r}] should be dollars per TOKEN: in {_pin}e-6, out {_pout}e-6; got {PRICE[_m]}")
+_checks = [
+    ("claude-opus-5", {"input_tokens": 1_000_000}, 5.00, "uncached input at the input rate"),
+    ("claude-opus-5", {"output_tokens": 1_000_000}, 25.00, "output at the output rate"),
+    ("claude-haiku-4-5", {"cache_creation_input_tokens": 1_000_000}, 1.25,
+     "cache writes at 1.25x the input rate"),
+    ("claude-sonnet-5", {"cache_creation_input_tokens": 2_000_000}, 7.50,
+     "cache writes at 1.25x the input rate"),
+    ("claude-opus-5", {"cache_read_input_tokens": 1_000_000}, 0.50,
+     "cache reads at 0.10x the input rate, not the full rate"),
+    ("claude-sonnet-5", {"cache_read_input_tokens": 1_000_000}, 0.30,
+     "cache reads at 0.10x the input rate, not the full rate"),
+]
+for _m, _counts, _want, _why in _checks:
+    _got = _alone(_m, **_counts)
+    assert math.isclose(_got, _want, abs_tol=1e-9), (
+        f"{_counts} on {_m} should cost ${_want:.2f} ({_why}); charge returned ${_got:.4f}")
+try:
+    _none = _alone("claude-opus-5", input_tokens=1_000, output_tokens=100)
+except TypeError:
+    raise AssertionError("a reply without caching has cache_creation_input_tokens=None and "
+                         "cache_read_input_tokens=None; count None as 0") from None
+assert math.isclose(_none, 0.0075, abs_tol=1e-9), f"1,000 in + 100 out on opus is $0.0075, got {_none}"
+_b = Budget(1.00)
+_first = _b.charge("claude-opus-5", _usage(**WORKED_CALL))
+assert math.isclose(_first, 0.82, abs_tol=1e-9), (
+    f"worked call: .65 + .025 + .125 + .02 = $0.82, got ${_first:.4f}. Reads at full rate give "
+    "$1.00; writes at 1x give $0.795")
+assert math.isclose(_b.spent, 0.82, abs_tol=1e-9), f".spent should be $0.82, got {_b.spent}"
+assert _b.state == "warn", f"$0.82 of $1.00 is 82%: state should be 'warn', got {_b.state!r}"
+_b.charge("claude-haiku-4-5", _usage(10_000, 2_000, 4_000, 8_000))
+assert math.isclose(_b.spent, 0.82 + 0.01 + 0.01 + 0.005 + 0.0008, abs_tol=1e-9), (
+    f"charges must add up in .spent: expected $0.8458, got ${_b.spent:.4f}")
+### END HIDDEN TESTS
+
+# %% id=warning_fires_once kind=tests points=2
+from course.worlds.budget import sdk_usage
+
+b = Budget(1.00)
+b.charge("claude-haiku-4-5", sdk_usage(850_000, 0))
+assert b.state == "warn", f"$0.85 of $1.00 is 85%: state should be 'warn', got {b.state!r}"
+### BEGIN HIDDEN TESTS
+from course.worlds.budget import audit_model, notes_sent, run_audit
+from course.worlds.budget import sdk_usage as _usage
+
+_b = Budget(1.00)
+_b.charge("claude-haiku-4-5", _usage(500_000, 0))
+assert _b.state == "ok", f"$0.50 of $1.00 is below 80%: state should be 'ok', got {_b.state!r}"
+assert _b.guard() is None, "below 80% guard() should return None"
+_b.charge("claude-haiku-4-5", _usage(300_000, 10_000))
+assert _b.state == "warn", f"$0.85 of $1.00: state should be 'warn', got {_b.state!r}"
+_note = _b.guard()
+assert isinstance(_note, str) and "budget" in _note.lower(), (
+    f"at 80% guard() returns a wrap-up note that mentions the budget; got {_note!r}")
+assert _b.guard() is None, (
+    "the wrap-up note came back on the second guard() call; send it ONCE (remember that it "
+    "was sent), or it is re-injected every turn until the hard stop")
+_b.charge("claude-haiku-4-5", _usage(50_000, 0))
+assert _b.state == "warn" and _b.guard() is None, "still in 'warn' at $0.90: no second note"
+_api = audit_model(20)
+_report = run_audit(Budget(2.60), client=_api.client(), stop=BudgetExceeded, n_invoices=20)
+_sent = notes_sent(_api)
+assert _report["ok"] is True, (
+    f"the 20-invoice audit costs $2.57 and fits a $2.60 budget, but it ended: {_report['reason']}")
+assert [i for i, _ in _sent] == [20], (
+    f"the wrap-up note rode along on requests {[i for i, _ in _sent]}; it belongs on request 20 "
+    "only (call 19 crosses 80% of $2.60), never repeated on later turns")
+### END HIDDEN TESTS
+
+# %% id=hard_stop_partial_report kind=tests points=3
+from course.worlds.budget import sdk_usage
+
+b = Budget(0.10)
+b.charge("claude-haiku-4-5", sdk_usage(120_000, 0))
+assert b.state == "stop", f"$0.12 of $0.10: state should be 'stop', got {b.state!r}"
+### BEGIN HIDDEN TESTS
+from course.worlds.budget import audit_model as _audit_model
+from course.worlds.budget import run_audit as _run_audit
+from course.worlds.budget import sdk_usage as _usage
+
+_b = Budget(0.10)
+_b.charge("claude-haiku-4-5", _usage(50_000, 0))
+assert _b.guard() is None, "at $0.05 of $0.10 guard() should return None"
+_b.charge("claude-haiku-4-5", _usage(70_000, 0))
+try:
+    _said = _b.guard()
+except BudgetExceeded:
+    _said = "raised"
+assert _said == "raised", (
+    f"spent $0.12 of $0.10 and guard() returned {_said!r} instead of raising BudgetExceeded; "
+    "a hard stop must stop the run, not hand the model one more note to ignore")
+_api = _audit_model(12)
+_spent_by = Budget(1.00)
+try:
+    _report = _run_audit(_spent_by, client=_api.client(), stop=BudgetExceeded, n_invoices=12)
+except Exception as _err:
+    raise AssertionError(f"the audit loop crashed with {type(_err).__name__}: {_err}; guard() "
+                         "must raise BudgetExceeded, which the loop turns into a report") from None
+assert len(_api.requests) == 12, (
+    f"the run made {len(_api.requests)} model calls; call 12 takes it to $1.065 of $1.00, so "
+    "guard() must raise then and no call may follow")
+assert _report["ok"] is False and _report["partial"] is True and "answer" not in _report, (
+    f"a budget stop must end in a partial report with no success flag, got {_report}")
+assert len(_report["done"]) == 11 and "INV-12" in _report["missing"], (
+    "the report keeps the 11 invoices read and names what is missing (INV-12, the summary)")
+assert _spent_by.state == "stop" and _spent_by.spent >= 1.00
+### END HIDDEN TESTS
+
+# %% id=by_model_sums_to_spent kind=tests points=2
+from course.worlds.budget import routed_run
+
+b = Budget(5.00)
+charged = {}
+for reply in routed_run():
+    charged[reply.model] = charged.get(reply.model, 0.0) + b.charge(reply.model, reply.usage)
+assert abs(sum(b.by_model.values()) - b.spent) < 1e-9, "by_model must sum to spent"
+### BEGIN HIDDEN TESTS
+import math
+
+assert set(b.by_model) == {"claude-haiku-4-5", "claude-sonnet-5", "claude-opus-5"}, (
+    f"the routed run used three models; by_model has {sorted(b.by_model)}")
+for _m, _c in charged.items():
+    assert math.isclose(b.by_model[_m], _c, abs_tol=1e-12), (
+        f"by_model[{_m!r}] is {b.by_model[_m]}, but charge() returned {_c} in total for {_m}: "
+        "add every call's cost under the model that made it")
+assert math.isclose(sum(b.by_model.values()), b.spent, abs_tol=1e-12), (
+    f"by_model sums to {sum(b.by_model.values())}, .spent is {b.spent}")
+### END HIDDEN TESTS
+
+# %% id=quadratic_growth kind=tests points=2
+from course.worlds.budget import run_turns
+
+growth = {}
+for n in (5, 10, 20, 40):
+    ledger = Budget(1_000.0)
+    run_turns(ledger, n, stop=BudgetExceeded)
+    growth[n] = ledger.spent
+assert growth[40] / growth[20] > growth[20] / growth[10] > 2, f"spend should curve up: {growth}"
+### BEGIN HIDDEN TESTS
+import math
+
+for _n, _got in growth.items():
+    _exact = 5e-6 * (6_000 * _n + 1_500 * _n * (_n + 1) / 2) + 25e-6 * 400 * _n
+    assert math.isclose(_got, _exact, abs_tol=1e-9), (
+        f"{_n} turns: P=6,000 and a=1,500 give {6_000 * _n + 1_500 * _n * (_n + 1) // 2:,} input "
+        f"tokens (n*P + a*n(n+1)/2) and ${_exact:.4f} in all; your ledger says ${_got:.4f}")
+_chapter_approx_10 = 5e-6 * 135_000 + 25e-6 * 4_000
+assert math.isclose(growth[10] - _chapter_approx_10, 5e-6 * 7_500, abs_tol=1e-9), (
+    "10 turns: the chapter's a*n^2/2 (135,000 tokens) undercounts by a*n/2 = 7,500 tokens")
+### END HIDDEN TESTS
+
+# %% id=tail_row_a93 kind=tests points=1
+from course.worlds.budget import TAIL_ROWS, sdk_usage
+
+rows = {task: Budget(100.0).charge("claude-opus-5", sdk_usage(i, o))
+        for task, _turns, i, o in TAIL_ROWS}
+assert round(rows["a93"], 2) == 9.93, f"a93 costs $9.93 at opus prices, got ${rows['a93']:.4f}"
+### BEGIN HIDDEN TESTS
+import math
+
+assert math.isclose(rows["a93"], 9.93, abs_tol=1e-9), (
+    f"1,904,000 x $5/MTok + 16,400 x $25/MTok = $9.52 + $0.41 = $9.93, got {rows['a93']}")
+assert (round(rows["a91"], 2), round(rows["a92"], 2)) == (0.26, 0.21), (
+    f"a91 and a92 cost $0.26 and $0.21, got {rows['a91']:.4f} and {rows['a92']:.4f}")
+assert int(rows["a93"] / round(rows["a91"], 2)) == 38, "a93 is 38x the $0.26 row next to it"
+_b = Budget(2.00)
+_b.charge("claude-opus-5", sdk_usage(1_904_000, 16_400))
+assert _b.state == "stop", f"on a $2.00 budget the a93 run is far past the stop, got {_b.state!r}"
+### END HIDDEN TESTS
+
+# %% [markdown] kind=readonly id=explain_prompt
+# ## Explain
+#
+# Why can neither a prompt ("be economical") nor a budget set before the run replace a ledger
+# updated after every call? And why does the guard need **both** the 80% note and the hard
+# stop? Use this lab's numbers: the 10- and 20-turn spend, and the a93 row.
+
+# %% [markdown] id=explain_two_mechanisms kind=manual points=3
+# ### BEGIN SOLUTION
+# **Model answer.** The model cannot see its spend. `usage` is computed on the server after
+# each reply and returned to the harness, never to the model, so "be economical" asks it to
+# estimate a number it has no access to. A budget set up front fails too. Every call resends
+# the whole history, so input tokens grow as nP + a·n(n+1)/2. An up-front estimate is
+# "cost per turn × turns", which is the linear term only. Here 10 turns cost \$0.81 and 20
+# turns \$2.38, about 2.9× for 2× the turns (3.05× in input tokens: 142,500 against 435,000).
+# a93 ran 40 turns unguarded and cost \$9.93, 38× its \$0.26 neighbour. Only a ledger charged
+# after each call sees that curve as it happens. Two signals are needed because they do
+# different jobs. The 80% note is a soft budget the model can read and act on: it can finish
+# what it started and say what remains, instead of being cut off mid-edit. The model can
+# ignore that note, though. The hard stop cannot be ignored, and the loop turns it into a
+# partial report (what was done, what is missing), not a crash.
+#
+# **Mark scheme (3 points).**
+# * 1 — mechanism: the model never sees `usage` (it is computed server-side after the reply),
+#   and because the history is resent, spend grows with n(n+1)/2, so an up-front estimate
+#   (linear) misses the quadratic term.
+# * 1 — numbers: at least one of \$0.81 → \$2.38 (or 142,500 → 435,000 tokens, ≈3×
+#   for 2× the turns), or a93's \$9.93 ≈ 38× the \$0.26 task.
+# * 1 — two mechanisms: the 80% note is visible to the model and lets it wrap up; the hard
+#   stop is enforced by the harness whatever the model does, and ends in a partial report,
+#   not an exception.
+# ### END SOLUTION

@@ -1,0 +1,650 @@
+# %% [markdown]
+# # Lab 4 — Loop detector
+#
+# **18 points**: 15 autograded (eight test cells) and 3 for a short written answer.
+#
+# **In:** every tool call the agent makes, a snapshot of the world after it, and (when you
+# have one) a progress number. **Out:** `None` (keep going), or a *nudge*: one sentence that
+# tells the model exactly what it is repeating, which the harness sends back as that call's
+# tool result. When the run is over, the string is the reason and `halted` says so.
+#
+# ## The API you implement
+#
+# ```python
+# guard = LoopGuard(repeat=3, cycle=2, stall=6, max_steps=40)
+# guard.check(tool, args, state, progress=None)  # -> None | str
+# guard.halted   # True once the step cap is passed; check() never raises
+# guard.trips    # nudges given so far; the harness halts when a second one is needed
+# ```
+#
+# | signal | trips when | the message must contain |
+# |---|---|---|
+# | identical call | the same `(tool, args)` arrives for the `repeat + 1`-th time | the tool's name |
+# | frozen world | the same `state` is seen for the `cycle + 1`-th time | `cycling` |
+# | stall | `stall + 1` steps in a row fail to beat the **best** `progress` so far (higher is better; `None` means "not measured") | `progress` |
+# | step cap | call number `max_steps + 1`: set `halted = True` and return the reason | `step cap` |
+#
+# Words are matched without regard to case. Fingerprints of `args` and `state` must not
+# depend on the order of dictionary keys (at any depth), and values that JSON cannot encode
+# (a `datetime`, a `Decimal`, a `Path`) must not make `check` fail.
+
+# %% [markdown]
+# ## Why it exists
+#
+# A stuck agent is not a confused agent. Each lap of the loop appends a (call, result) pair
+# to the transcript, and the next forward pass reads the whole transcript. After three
+# near-identical pairs, the transcript *is* a worked example of repeating yourself: the same
+# structure as the few-shot examples people put in prompts on purpose. A fourth identical
+# call is now the most likely continuation, and every further lap makes it likelier. So the
+# loop feeds itself, and waiting for the model to notice is not a strategy.
+#
+# A step cap does not fix this either. It tells you *afterwards* that the run was expensive.
+# It does not say what the run was stuck on, and it never gives the model a chance to get
+# out. The guard does both: it names the loop in a message that lands in the transcript,
+# which breaks the pattern the model is continuing, and it halts only if that fails.
+
+# %%
+from course.fakes import FakeAPI, Scripted
+from course.worlds import loops
+
+# %% [markdown]
+# ## The bug it prevents
+#
+# ### 1. A loop whose only brake is the step cap
+#
+# The scripted model below is stuck the way the mechanism above predicts: it searches the
+# docs for `"rate limit"`, gets `0 results` (the docs call it *throttling*), and asks for
+# the same search again, forever. The loop around it has a `for`-range and nothing else.
+
+# %%
+world = loops.DocsWorld()
+api = FakeAPI(Scripted(loops.deaf_model))
+client = api.client()
+
+history = [{"role": "user", "content": loops.GOAL}]
+billed_in, billed_out, tool_calls = [], [], []
+for lap in range(40):  # the step cap: the only brake this loop has
+    turn = client.messages.create(model=loops.MODEL, max_tokens=512,
+                                  tools=loops.TOOLS, messages=history)
+    billed_in.append(turn.usage.input_tokens)
+    billed_out.append(turn.usage.output_tokens)
+    asks = [b for b in turn.content if b.type == "tool_use"]
+    if not asks:
+        break
+    tool_calls += [(b.name, b.input) for b in asks]
+    history.append({"role": "assistant", "content": turn.content})
+    history.append({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": b.id, "content": world.dispatch(b.name, b.input)}
+        for b in asks]})
+
+unguarded_usd = loops.usd(sum(billed_in), sum(billed_out))
+distinct = {(name, str(args)) for name, args in tool_calls}
+print(f"model calls: {len(billed_in)}   tool calls: {len(tool_calls)}   "
+      f"distinct tool calls: {len(distinct)}")
+print(f"input tokens per request: {billed_in[0]} on the first, {billed_in[-1]} on the last")
+print(f"billed: {sum(billed_in):,} input + {sum(billed_out):,} output tokens "
+      f"= ${unguarded_usd:.4f} at claude-opus-5 prices")
+print("and the run ended with:", "an answer" if not asks else "no answer, just the cap")
+
+# %% [markdown]
+# Forty tool calls, one distinct call among them, no answer. Each request resends the whole
+# history, so every lap adds the same (call, result) pair to every later request. The bill
+# is the sum of an arithmetic series, `n·P + a·n(n−1)/2` for `n` requests, a first request
+# of `P` tokens and `a` tokens added per lap: it grows with the square of the laps, not
+# linearly. (The Code Lab 14 budget exercise writes `n·P + a·n²/2`, the large-`n`
+# approximation; the exact sum has `n(n−1)/2` here, or `n(n+1)/2` if the first request
+# already carries one lap.) Checked against the run:
+
+# %%
+n, P = len(billed_in), billed_in[0]
+a = (billed_in[-1] - billed_in[0]) / (n - 1)
+print(f"P = {P} tokens, a = {a:.1f} tokens per lap")
+print(f"n·P + a·n(n−1)/2 = {n * P + a * n * (n - 1) / 2:,.0f}   measured: {sum(billed_in):,}"
+      f"   (a·n²/2 version: {n * P + a * n * n / 2:,.0f})")
+
+# %% [markdown]
+# Our fake conversation is small, so the dollars are small. Lab 3's cost table has the same
+# failure at production size: task `a93` hit a 40-step cap with no guard. Its neighbour
+# `a91` finished in 6 turns. Priced with the same function:
+
+# %%
+a93 = loops.usd(1_904_000, 16_400)
+a91 = loops.usd(41_200, 2_100)
+print(f"a93 (stuck, 40 turns): ${a93:.2f}   a91 (healthy, 6 turns): ${a91:.2f}   "
+      f"ratio {a93 / a91:.0f}x")
+
+# %% [markdown]
+# ### 2. Three shapes of loop, and what the obvious detectors see
+#
+# "Has this exact call happened before?" catches one shape. Here are all three, as step
+# lists from `course.worlds.loops` (each is 8 steps long):
+#
+# * **A, identical repeat:** `search_docs {"q": "rate limit"}` again and again.
+# * **B, A/B/A cycle:** `read_file` then `write_file` on `config.yaml`, alternating. No two
+#   consecutive calls are the same, but the file never changes: the *world* repeats.
+# * **C, flat progress:** a different edit each time and the tests rerun after it. The calls
+#   vary and the code changes, but the number of passing tests never moves.
+#
+# Two detectors people write first: "same call as the previous step" and "some call made
+# more than 3 times".
+
+# %%
+def first_repeat_of_previous(steps):
+    """1-based step at which a call equals the call just before it (None if never)."""
+    for n in range(1, len(steps)):
+        if (steps[n].tool, steps[n].args) == (steps[n - 1].tool, steps[n - 1].args):
+            return n + 1
+    return None
+
+
+def first_call_seen_four_times(steps):
+    """1-based step at which some (tool, args) pair is seen for the fourth time."""
+    tally = {}
+    for n, s in enumerate(steps, start=1):
+        key = (s.tool, repr(s.args))
+        tally[key] = tally.get(key, 0) + 1
+        if tally[key] == 4:
+            return n
+    return None
+
+
+print(f"{'shape':22} {'same as previous':>17} {'call seen 4 times':>18}")
+for shape, make in loops.SHAPES.items():
+    steps = make()
+    print(f"{shape:22} {first_repeat_of_previous(steps) or 'never':>17} "
+          f"{first_call_seen_four_times(steps) or 'never':>18}")
+
+# %% [markdown]
+# Shape A is caught by both. Shape B slips past the "same as previous" check entirely, and
+# the call counter only sees it at step 7, because `read_file` needs four laps to be seen
+# four times. Shape C is invisible to both: every call is different. What repeats in B is
+# the **state**, and what is flat in C is the **progress**, so the guard watches three
+# separate signals, one per shape.
+#
+# Two details decide whether the call fingerprint works at all:
+#
+# * `{"q": "x", "k": 5}` and `{"k": 5, "q": "x"}` are the same call. Models do not promise
+#   a key order, so a fingerprint of the raw JSON text misses real repeats.
+# * Tool arguments and world snapshots are not always JSON: a `datetime` or a `Decimal` in a
+#   snapshot makes a plain `json.dumps` raise, and a guard that raises kills the run.
+
+# %%
+import json
+from datetime import datetime
+
+print(json.dumps({"q": "x", "k": 5}) == json.dumps({"k": 5, "q": "x"}))
+try:
+    json.dumps({"as_of": datetime(2025, 3, 1)})
+except TypeError as exc:
+    print("TypeError:", exc)
+
+# %% [markdown]
+# ## Tier 1: pseudocode
+#
+# ```text
+# on every tool call (tool, args, state, progress):
+#     steps += 1
+#     if steps > MAX_STEPS:                 halted = True; return "step cap ..."
+#     count fingerprint(tool, args)
+#     if it was seen more than REPEAT times: trips += 1; return "you called <tool> ..."
+#     count fingerprint(state)
+#     if it was seen more than CYCLE times:  trips += 1; return "... cycling ..."
+#     if progress is given:
+#         if it beats the best so far:       best = progress; flat = 0
+#         else:                              flat += 1
+#         if flat > STALL:                   trips += 1; return "no progress ..."
+#     return None
+#
+# the harness, for each check that returns a string:
+#     if halted or trips > 1:  stop, and return a partial report with that reason
+#     else:                    send the string back as this call's tool result (is_error)
+# ```
+#
+# The comparisons are `>`, not `>=`: with `repeat=3` the third identical call is still
+# allowed and the fourth trips. The stall counter resets only when progress beats the
+# **best** value so far, so a run that slides back and forth below its best is still
+# stalled, and a run that inches forward is never accused.
+#
+# **With LangGraph** the guard becomes a node between the tools node and the agent node. A
+# nudge is a message the node adds to the graph state, and the halt is a conditional edge
+# to `END` when a second trip happens. `LoopGuard` itself does not change.
+
+# %% [markdown]
+# ## Implement
+#
+# `fingerprint` is a helper for you (it is not graded on its own): turn any value into a
+# short string that is the same for equal content, whatever the key order, and that does
+# not fail on values JSON cannot encode. `hashlib` and `json` are enough.
+
+# %% id=loop_guard kind=solution
+import hashlib
+import json
+from collections import Counter
+
+
+def fingerprint(obj) -> str:
+    """A short, stable fingerprint of ``obj``: equal for equal content whatever the order
+    of dictionary keys, and never failing on values that JSON cannot encode."""
+    ### BEGIN SOLUTION
+    canonical = json.dumps(obj, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+    ### END SOLUTION
+
+
+class LoopGuard:
+    """Watches an agent's tool calls for the three loop shapes and the step cap.
+
+    ``check`` returns None (keep going) or a string. ``trips`` counts the nudges given;
+    ``halted`` becomes True only when the step cap is passed. ``check`` never raises.
+    """
+
+    def __init__(self, repeat=3, cycle=2, stall=6, max_steps=40):
+        ### BEGIN SOLUTION
+        self.repeat, self.cycle, self.stall = repeat, cycle, stall
+        self.max_steps = max_steps
+        self.steps = 0
+        self.trips = 0
+        self.halted = False
+        self.call_counts = Counter()
+        self.state_counts = Counter()
+        self.best_progress = None
+        self.steps_without_gain = 0
+        ### END SOLUTION
+
+    def check(self, tool, args, state, progress=None):
+        """One tool call, the world after it, and the progress metric (higher is better)."""
+        ### BEGIN SOLUTION
+        self.steps += 1
+        if self.steps > self.max_steps:
+            self.halted = True
+            return (f"Step cap of {self.max_steps} tool calls reached, so this run stops "
+                    "here. Report what you found and what is still missing.")
+
+        def nudge(text):
+            self.trips += 1
+            return text
+
+        call_id = fingerprint([tool, args])
+        self.call_counts[call_id] += 1
+        seen = self.call_counts[call_id]
+        if seen > self.repeat:
+            return nudge(f"You have called {tool} with these exact arguments {seen} times; "
+                         "it will not return anything new. Try a different approach or "
+                         "report what is blocking you.")
+
+        state_id = fingerprint(state)
+        self.state_counts[state_id] += 1
+        if self.state_counts[state_id] > self.cycle:
+            return nudge("Nothing in the system has changed over your last few steps: you "
+                         "appear to be cycling. Stop, summarise what you tried, and choose "
+                         "a different action.")
+
+        if progress is not None:
+            if self.best_progress is None or progress > self.best_progress:
+                self.best_progress = progress
+                self.steps_without_gain = 0
+            else:
+                self.steps_without_gain += 1
+                if self.steps_without_gain > self.stall:
+                    return nudge(f"No progress in {self.steps_without_gain} steps (the best "
+                                 f"so far is still {self.best_progress}). Change strategy or "
+                                 "report the blocker.")
+        return None
+        ### END SOLUTION
+
+# %% [markdown]
+# ## Self-check
+#
+# Quick checks on the step lists from section 2 and on a healthy run. They are **not** the
+# grade: the graded cells below run more cases, including hidden ones.
+
+# %%
+assert fingerprint({"a": 1, "b": {"x": 1, "y": 2}}) == fingerprint({"b": {"y": 2, "x": 1}, "a": 1})
+assert isinstance(fingerprint({"when": datetime(2025, 3, 1)}), str)
+
+
+def first_trip(steps, **thresholds):
+    guard = LoopGuard(**thresholds)
+    for n, s in enumerate(steps, start=1):
+        if guard.check(s.tool, s.args, s.state, s.progress) is not None:
+            return n
+    return None
+
+
+print({shape: first_trip(make()) for shape, make in loops.SHAPES.items()})
+assert first_trip(loops.identical_repeat()) == 4, "repeat=3 allows three identical calls"
+assert first_trip(loops.ab_cycle()) == 3, "cycle=2 allows the same state twice"
+assert first_trip(loops.flat_progress()) == 8, "stall=6 allows six steps without a gain"
+assert first_trip(loops.healthy_run()) is None, "the healthy run must never trip"
+print("self-check passed (the graded tests check more)")
+
+# %% [markdown]
+# ## The stuck run again, with your guard wired in
+#
+# `loops.run_guarded` is the loop from section 1 with the wiring from the pseudocode: the
+# first trip goes back to the model as the tool result, and a second trip ends the run with
+# a partial report. Two models: the same deaf one, and one that reads an error result and
+# changes approach.
+
+# %%
+runs = {}
+for name, model in [("deaf", loops.deaf_model), ("listening", loops.listening_model)]:
+    fake = FakeAPI(Scripted(model))
+    runs[name] = loops.run_guarded(fake.client(), LoopGuard(), loops.DocsWorld())
+
+print(f"{'run':12} {'outcome':9} {'tool calls':>10} {'model calls':>11} {'usd':>9}")
+print(f"{'unguarded':12} {'cap':9} {len(tool_calls):>10} {len(billed_in):>11} "
+      f"{unguarded_usd:>9.4f}")
+for name, rep in runs.items():
+    print(f"{name:12} {rep.outcome:9} {rep.tool_calls:>10} {rep.requests:>11} {rep.usd:>9.4f}")
+print("\nthe nudge the model read:", runs["listening"].nudges[0])
+print("the listening model's answer:", runs["listening"].text)
+print(f"\nthe guard cut the stuck run's bill {unguarded_usd / runs['deaf'].usd:.0f}x "
+      f"(${unguarded_usd - runs['deaf'].usd:.4f} saved on this one small conversation)")
+
+# %% [markdown]
+# In this world a search changes nothing, so the frozen-state signal is the first to fire
+# (at the third call); the identical-call signal would have fired at the fourth. The model
+# that listens recovers after one nudge and answers. The deaf one is stopped at its second
+# trip with a reason, not a stack trace, and not after 40 calls.
+#
+# ### Where this lab differs from the Code Lab 14 reference
+#
+# * The reference leaves out test 4 (nudge before halt) because it "needs a live model".
+#   A scripted model is enough: the graded test below runs it offline.
+# * Its shape-C trace counts *failing* tests, but the detector treats a larger progress
+#   number as better. Pass a higher-is-better metric: tests passing, or minus tests failing.
+# * Its integrated loop stubs the snapshot as `return {}`. A constant snapshot makes the
+#   frozen-state signal fire on the third tool call of *every* run. The snapshot must change
+#   when the world does.
+# * "Hashing the call is blind to the A/B/A cycle" holds for the consecutive check; a
+#   whole-run call counter does see shape B, just four steps later (section 2).
+# * `default=str` is only as good as `str()`: an object without its own `__repr__` prints its
+#   memory address, so two equal objects get different fingerprints. Give snapshots plain
+#   values.
+# * The counters cover the whole run, not a window, so reading the same file four times in
+#   a healthy run trips the identical-call signal. Measure false positives on your own
+#   traces before you ship the thresholds.
+
+# %% [markdown]
+# ## Graded tests
+#
+# One cell per property. Each shows a line or two; the grading runs more cases.
+
+# %% id=repeat_trips_on_fourth_call kind=tests points=2
+guard = LoopGuard()
+assert guard.check("get_order", {"id": "A-17"}, {"t": 0}) is None, \
+    "a first call can never be a repeat"
+### BEGIN HIDDEN TESTS
+_g = LoopGuard()
+_out = [_g.check("search_docs", {"q": "rate limit"}, {"step": i}) for i in range(4)]
+_first = next((n for n, v in enumerate(_out, start=1) if v is not None), None)
+assert _out[:3] == [None, None, None], (
+    f"the identical call tripped on call {_first}; repeat=3 allows three identical calls, "
+    "so compare the count with >, not >=")
+assert isinstance(_out[3], str), (
+    "four identical search_docs calls (state changing each time) did not trip; count "
+    "fingerprint(tool, args) over the run and trip when the count exceeds repeat")
+assert "search_docs" in _out[3], (
+    f"the repeat nudge must name the tool it repeats, got: {_out[3]!r}")
+assert _g.trips == 1, f"one nudge was given but trips is {_g.trips}"
+_g5 = LoopGuard(repeat=5)
+_out5 = [_g5.check("get_order", {"id": "A-17"}, {"t": i}) is not None for i in range(6)]
+assert _out5 == [False] * 5 + [True], (
+    f"with repeat=5 the sixth identical call must be the first to trip, got {_out5}; "
+    "use the repeat argument, not a hard-coded 3")
+### END HIDDEN TESTS
+
+# %% id=cycle_caught_by_state_only kind=tests points=2
+guard = LoopGuard()
+assert guard.check("read_file", {"path": "a.txt"}, {"a.txt": 1}) is None, \
+    "a first state can never be a cycle"
+### BEGIN HIDDEN TESTS
+_g = LoopGuard()
+_ab = [_g.check(_t, {"path": "config.yaml"}, {"mtime": 1})
+       for _t in ("read_file", "write_file", "read_file")]
+assert _ab[:2] == [None, None], (
+    f"read_file/write_file tripped early: {_ab[:2]}; cycle=2 allows the same state twice")
+assert isinstance(_ab[2], str), (
+    "read, write, read with the world frozen did not trip on the third step; count "
+    "fingerprint(state) and trip when the count exceeds cycle")
+assert "cycl" in _ab[2].lower(), (
+    f"the third step tripped, but not as a cycle (expected the word 'cycling'): {_ab[2]!r}; "
+    "no call repeated more than twice here, so only the state fingerprint should fire")
+_g = LoopGuard()
+_moving = [_g.check(_t, {"path": "config.yaml"}, {"mtime": _i})
+           for _i, _t in enumerate(("read_file", "write_file", "read_file"))]
+assert _moving == [None, None, None], (
+    f"the same three calls with the file changing each time must not trip, got {_moving}")
+_g = LoopGuard(cycle=4)
+_out = [_g.check(f"poll_{_i}", {}, {"queue": "empty"}) is not None for _i in range(5)]
+assert _out == [False] * 4 + [True], (
+    f"with cycle=4 the fifth identical state must be the first to trip, got {_out}")
+### END HIDDEN TESTS
+
+# %% id=stall_counts_from_best kind=tests points=2
+guard = LoopGuard()
+assert guard.check("run_tests", {}, {"rev": 0}, progress=10.0) is None, \
+    "a first progress reading can never be a stall"
+### BEGIN HIDDEN TESTS
+_g = LoopGuard()
+_st = [_g.check(f"edit_{i}", {"i": i}, {"step": i}, progress=3.0) for i in range(8)]
+assert _st[:7] == [None] * 7, (
+    f"flat progress tripped too early: {_st[:7]}; stall=6 allows six steps without a gain "
+    "after the first reading")
+assert isinstance(_st[7], str) and "progress" in _st[7].lower(), (
+    f"seven steps without beating progress 3.0 must trip with a message about progress, "
+    f"got {_st[7]!r}")
+_g = LoopGuard()
+_flap = [14, 13, 14, 12, 14, 13, 14, 13]
+_fl = [_g.check(f"fix_{i}", {"attempt": i}, {"rev": i}, progress=float(v))
+       for i, v in enumerate(_flap)]
+assert _fl[:7] == [None] * 7 and isinstance(_fl[7], str), (
+    f"passing tests flapped 14, 13, 14, 12, ... and never beat 14, so the run stalled; got "
+    f"{['trip' if v else None for v in _fl]}. Count steps since the BEST value, not since "
+    "the value last changed")
+_g = LoopGuard()
+_inch = [_g.check(f"step_{i}", {"i": i}, {"rev": i}, progress=float(i // 7))
+         for i in range(35)]
+assert all(v is None for v in _inch), (
+    "progress improved every 7th step (six flat steps in between) and the guard still "
+    "tripped; any new best must reset the count")
+### END HIDDEN TESTS
+
+# %% id=nudge_before_halt kind=tests points=3
+guard = LoopGuard()
+assert guard.halted is False, "a new guard must not start halted"
+### BEGIN HIDDEN TESTS
+from course.fakes import FakeAPI as _FakeAPI
+from course.fakes import Scripted as _Scripted
+from course.worlds import loops as _loops
+
+_g = LoopGuard()
+_said = None
+for _i in range(10):
+    _said = _g.check("get_order", {"id": "A-17"}, {"tick": _i})
+    if _said is not None:
+        break
+assert isinstance(_said, str), "ten identical calls never produced a nudge"
+assert _g.halted is False, (
+    "the first trip set halted: nudge first and halt only if the nudge fails; halting on "
+    "the first trip turns a recoverable run into a failed one")
+assert _g.trips == 1, f"after the first nudge trips must be 1, got {_g.trips}"
+assert _g.check("search_docs", {"q": "order A-17"}, {"tick": 99}) is None, (
+    "after a nudge, a new call in a new state must get None: the run goes on")
+assert _g.halted is False, "halted was set without the step cap being reached"
+
+_fake = _FakeAPI(_Scripted(_loops.listening_model))
+_rep = _loops.run_guarded(_fake.client(), LoopGuard(), _loops.DocsWorld())
+assert _rep.outcome == "answered", (
+    f"a model that changes approach after one nudge must be allowed to finish; the run "
+    f"ended {_rep.outcome!r}: {_rep.text!r}")
+assert len(_rep.nudges) == 1, f"expected exactly one nudge, got {_rep.nudges}"
+_sent = [b for m in _fake.requests[-1]["messages"] if m["role"] == "user"
+         and isinstance(m["content"], list) for b in m["content"] if b.get("is_error")]
+assert len(_sent) == 1 and _sent[0]["content"] == _rep.nudges[0], (
+    "the nudge did not reach the model as a tool result")
+
+_fake = _FakeAPI(_Scripted(_loops.deaf_model))
+_g = LoopGuard()
+_rep = _loops.run_guarded(_fake.client(), _g, _loops.DocsWorld())
+assert _rep.outcome == "halted" and len(_rep.nudges) == 1 and _g.trips == 2, (
+    f"a model that ignores the nudge must get one nudge and be halted at the second trip; "
+    f"outcome {_rep.outcome!r}, nudges {len(_rep.nudges)}, trips {_g.trips}")
+assert _rep.tool_calls <= 8, (
+    f"the deaf model made {_rep.tool_calls} tool calls before the guard stopped it")
+### END HIDDEN TESTS
+
+# %% id=step_cap_halts_without_raising kind=tests points=2
+guard = LoopGuard(max_steps=1)
+assert guard.check("ping", {}, {"n": 0}) is None, "the first of max_steps=1 calls is allowed"
+### BEGIN HIDDEN TESTS
+_g = LoopGuard(max_steps=2)
+assert [_g.check(f"t{i}", {}, {"s": i}) for i in range(2)] == [None, None], (
+    "two varied calls within max_steps=2 must pass")
+assert _g.halted is False, "halted was set before the step cap"
+try:
+    _cap = _g.check("t2", {}, {"s": 2})
+except Exception as _exc:
+    raise AssertionError(
+        f"check raised {type(_exc).__name__} at the step cap; set halted = True and return "
+        "the reason as a string, so the harness can return a partial report") from None
+assert _g.halted is True, "the third call with max_steps=2 must set halted"
+assert isinstance(_cap, str) and "step cap" in _cap.lower(), (
+    f"the halt message must say 'step cap', got {_cap!r}")
+_g = LoopGuard()
+_ok = [_g.check(f"tool_{i}", {"i": i}, {"step": i}, progress=float(i)) for i in range(40)]
+assert _ok == [None] * 40 and not _g.halted, "40 healthy calls are within the default cap"
+try:
+    _cap = _g.check("tool_40", {"i": 40}, {"step": 40}, progress=40.0)
+except Exception as _exc:
+    raise AssertionError(f"check raised {type(_exc).__name__} on call 41") from None
+assert _g.halted and isinstance(_cap, str), "call 41 must halt with the default max_steps=40"
+### END HIDDEN TESTS
+
+# %% id=no_false_positive_on_progress kind=tests points=2
+guard = LoopGuard()
+assert guard.check("tool_0", {"i": 0}, {"step": 0}, progress=0.0) is None
+### BEGIN HIDDEN TESTS
+_g = LoopGuard()
+_varied = [_g.check(f"tool_{i}", {"i": i}, {"step": i}, progress=float(i)) for i in range(12)]
+assert all(v is None for v in _varied) and _g.trips == 0, (
+    f"12 varied, progressing steps tripped: {[v for v in _varied if v]}")
+_queries = ["throttling", "429 retry-after", "burst limit", "per-key quota", "orders endpoint",
+            "rate headers", "backoff", "sdk retries", "quota increase", "regional limits",
+            "sandbox limits", "status page"]
+_g = LoopGuard()
+_searches = [_g.check("search_docs", {"q": q}, {"pages_read": i + 1}, progress=float(i))
+             for i, q in enumerate(_queries)]
+assert all(v is None for v in _searches) and _g.trips == 0, (
+    "search_docs called with 12 DIFFERENT queries while progress rose, and the guard "
+    f"tripped: {[v for v in _searches if v][:1]}. The call fingerprint must cover the "
+    "arguments, not only the tool name")
+### END HIDDEN TESTS
+
+# %% id=fingerprint_ignores_key_order kind=tests points=1
+guard = LoopGuard()
+assert guard.check("search_docs", {"q": "refunds", "limit": 5}, {"step": 0}) is None
+### BEGIN HIDDEN TESTS
+def _trace(calls):
+    _guard = LoopGuard()
+    return [_guard.check(t, a, s) is not None for t, a, s in calls]
+
+
+_orders = [
+    {"q": "refund policy", "limit": 5, "filters": {"lang": "en", "region": "eu"}},
+    {"filters": {"region": "eu", "lang": "en"}, "limit": 5, "q": "refund policy"},
+    {"limit": 5, "q": "refund policy", "filters": {"lang": "en", "region": "eu"}},
+]
+_same = [("search_docs", dict(_orders[0]), {"step": i}) for i in range(6)]
+_mixed = [("search_docs", _orders[i % 3], {"step": i}) for i in range(6)]
+assert any(_trace(_same)), "six identical calls never tripped"
+assert _trace(_mixed) == _trace(_same), (
+    "the same arguments with their keys in a different order (also inside nested dicts) "
+    "were counted as different calls; fingerprint with sorted keys")
+_states = [{"mtime": 1, "size": 40, "meta": {"a": 1, "b": 2}},
+           {"meta": {"b": 2, "a": 1}, "size": 40, "mtime": 1}]
+_frozen = [(t, {"path": "x"}, dict(_states[0])) for t in ("read_file", "write_file") * 2]
+_shuffled = [(t, {"path": "x"}, _states[i % 2])
+             for i, t in enumerate(("read_file", "write_file") * 2)]
+assert _trace(_shuffled) == _trace(_frozen), (
+    "the same state with its keys in a different order was counted as a different state")
+### END HIDDEN TESTS
+
+# %% id=unserialisable_args_handled kind=tests points=1
+guard = LoopGuard()
+assert guard.check("ping", {"n": 1}, {"ok": True}) is None
+### BEGIN HIDDEN TESTS
+from datetime import datetime as _dt
+from datetime import timezone as _tz
+from decimal import Decimal as _Dec
+from pathlib import PurePosixPath as _Path
+
+
+def _odd_args():
+    return {"since": _dt(2025, 3, 1, 9, 30, tzinfo=_tz.utc), "amount": _Dec("19.99"),
+            "log": _Path("/var/log/orders.log")}
+
+
+def _run(make_args, make_state):
+    _guard = LoopGuard()
+    try:
+        return [_guard.check("fetch_orders", make_args(), make_state(i)) is not None
+                for i in range(6)]
+    except TypeError as _exc:
+        raise AssertionError(
+            f"check raised TypeError on values JSON cannot encode ({_exc}); give the "
+            "encoder a fallback such as default=str") from None
+
+
+_odd = _run(_odd_args, lambda i: {"as_of": _dt(2025, 3, 1, 10, i), "etag": b"9f2c"})
+_plain = _run(lambda: {"since": "2025-03-01T09:30", "amount": "19.99"},
+              lambda i: {"as_of": i})
+assert any(_plain), "six identical calls never tripped"
+assert _odd == _plain, (
+    f"identical calls carrying a datetime, a Decimal and a path tripped as {_odd}, but the "
+    f"same calls with plain values tripped as {_plain}")
+### END HIDDEN TESTS
+
+# %% [markdown] kind=readonly id=explain_prompt
+# ## Explain (3 points, graded by hand)
+#
+# In four to six sentences: why does the guard send a nudge before it halts, and why is
+# the step cap of 40 not enough on its own? Name the mechanism (what the transcript does to
+# the next forward pass) and use numbers from this notebook's runs: the unguarded run
+# against the deaf and the listening models.
+
+# %% [markdown] id=explain_guard kind=manual points=3
+# ### BEGIN SOLUTION
+# **Model answer.** Every lap appends a (call, result) pair that the next forward pass
+# reads, so after three identical pairs the transcript is a few-shot example of repeating
+# the call and the repeat becomes the likeliest continuation. The nudge goes in as that
+# call's tool result, so it lands in the transcript and breaks the pattern the model is
+# continuing: the listening model changed its search after one nudge and answered in 5
+# model calls. Halting first would have turned that recoverable run into a failed one; the
+# halt is for a model that ignores the nudge, and the deaf model was stopped at its second
+# trip after 4 tool calls, with a reason instead of an exception. The step cap alone let
+# the same deaf model make 40 identical calls, and because each request resends the
+# growing history its bill grew with the square of the laps: about $0.28 against under a
+# cent for the guarded deaf run (the table prints a ratio of roughly 50x), and $9.93
+# against $0.26 (38x) for lab 3's task a93. The cap reports the damage
+# afterwards; it neither says what the run was stuck on nor lets the model escape.
+#
+# **Mark scheme (3 points).**
+# * 1 point: the mechanism: the transcript becomes a few-shot pattern of the repeat, and
+#   the nudge, sent as a tool result, puts a contradicting message into that transcript.
+# * 1 point: the ordering: nudge first because the model usually recovers (the listening
+#   run answered); halt only on a second trip, as a partial report rather than a raise.
+# * 1 point: the cap argument with a number from the runs (40 calls and the unguarded
+#   dollar figure against 4 to 5 calls for the guarded runs, or the a93 figures), and
+#   that a cap reports cost afterwards without naming the loop.
+# * No point for restating the question ("the guard stops loops") without a mechanism.
+# ### END SOLUTION
+
+# %% [markdown] kind=instructor
+# **For the lecturer.** Live-code `check` in the order of the table at the top: step cap,
+# identical call, frozen state, stall. Run section 2's shapes after each signal and watch
+# one more column fill in. The first mutant in `tests/mutants/lab04_loop_detector.py`
+# (a fingerprint without `sort_keys`) is the one `python -m course demo` grades; it loses
+# only the key-order cell, which makes the point that a bug can pass every scenario that
+# happens to use one-key dictionaries.

@@ -1,0 +1,334 @@
+"""The invoice-audit world of Lab 3: a fake model whose bill grows with the history, and the loop
+that runs it against any budget object.
+
+Everything a Lab 3 notebook cell or hidden test needs to set up a run lives here: real SDK
+``Usage`` objects for hand-picked token counts, the audit task and its scripted model, a small
+agent loop that charges a budget after every call and turns a hard stop into a partial report,
+a token meter that prices nothing, a routed run over three models, and the spend plot.
+Nothing here prices a token: pricing is the student's ``Budget``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import anthropic
+from anthropic.types import Message, Usage
+
+from ..fakes import FakeAPI, Queue, Scripted
+from ..wire import message, text, tool_use
+
+JSON = dict[str, Any]
+
+MODEL = "claude-opus-5"
+PREFIX_TOKENS = 6_000   # P: system prompt + tool definitions, resent on every call
+TURN_TOKENS = 1_500     # a: what one turn (request + tool result) adds to the history
+OUTPUT_TOKENS = 400     # what the fake model writes per reply
+GROWTH_TURNS = (5, 10, 20, 40)
+
+# The chapter's worked call (Code Lab 14, exercise 3): $1.00 limit on claude-opus-5.
+WORKED_CALL: JSON = {
+    "input_tokens": 130_000,
+    "output_tokens": 1_000,
+    "cache_creation_input_tokens": 20_000,
+    "cache_read_input_tokens": 40_000,
+}
+
+# The chapter's cost-per-task rows: (task_id, turns, input_tokens, output_tokens), on claude-opus-5.
+TAIL_ROWS: list[tuple[str, int, int, int]] = [
+    ("a91", 6, 41_200, 2_100),
+    ("a92", 5, 33_800, 1_800),
+    ("a93", 40, 1_904_000, 16_400),
+]
+
+SYSTEM = "You audit invoices for the billing team. Read each invoice before judging it."
+GOAL = ("Audit the open invoices of account acme. Read each one with read_invoice and list "
+        "every invoice billed above units x unit price.")
+
+TOOLS: list[JSON] = [{
+    "name": "read_invoice",
+    "description": "Return one invoice as '<number>: <units> units at $<price>, billed $<total>'.",
+    "input_schema": {
+        "type": "object",
+        "properties": {"number": {"type": "string", "description": "e.g. 'INV-07'"}},
+        "required": ["number"],
+    },
+}]
+
+
+# -- SDK usage objects ---------------------------------------------------------------------
+
+
+def usage_body(input_tokens: int, output_tokens: int,
+               cache_creation_input_tokens: int | None = None,
+               cache_read_input_tokens: int | None = None) -> JSON:
+    """A usage dict as the API sends it; cache fields left ``None`` arrive as ``null``."""
+    return {
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cache_creation_input_tokens": cache_creation_input_tokens,
+        "cache_read_input_tokens": cache_read_input_tokens,
+    }
+
+
+def sdk_usage(input_tokens: int, output_tokens: int,
+              cache_creation_input_tokens: int | None = None,
+              cache_read_input_tokens: int | None = None,
+              *, model: str = MODEL) -> Usage:
+    """The ``anthropic.types.Usage`` a real client parses from a reply carrying these counts."""
+    body = usage_body(input_tokens, output_tokens,
+                      cache_creation_input_tokens, cache_read_input_tokens)
+    api = FakeAPI(Queue([message([text("billed")], model=model, usage=body)]))
+    reply = api.client().messages.create(
+        model=model, max_tokens=64, messages=[{"role": "user", "content": "bill me"}])
+    return reply.usage
+
+
+# -- the invoice world ---------------------------------------------------------------------
+
+
+def invoice_numbers(n: int) -> list[str]:
+    """The first ``n`` invoice numbers of the audit, ``INV-01`` onwards."""
+    return [f"INV-{i:02d}" for i in range(1, n + 1)]
+
+
+def _invoice(number: str) -> tuple[int, float, float]:
+    i = int(number.split("-")[1])
+    units = 100 * (i % 7 + 3)
+    price = 2.00 + 0.25 * (i % 3)
+    total = units * price * (1.10 if i % 4 == 3 else 1.00)   # every fourth one overbills
+    return units, price, round(total, 2)
+
+
+def read_invoice(number: str) -> str:
+    """The read_invoice tool: one invoice as a line of text."""
+    units, price, total = _invoice(number)
+    return f"{number}: {units} units at ${price:.2f}, billed ${total:,.2f}"
+
+
+def overbilled(numbers: Sequence[str]) -> list[str]:
+    """The invoices among ``numbers`` billed above units x price (the audit's right answer)."""
+    out = []
+    for n in numbers:
+        units, price, total = _invoice(n)
+        if total > units * price + 0.005:
+            out.append(n)
+    return out
+
+
+def _user_turns(body: JSON) -> int:
+    turns, last = 0, None
+    for m in body["messages"]:
+        if m["role"] == "user" and last != "user":
+            turns += 1
+        last = m["role"]
+    return turns
+
+
+def _results(body: JSON) -> list[JSON]:
+    return [b for m in body["messages"] if m["role"] == "user" and isinstance(m["content"], list)
+            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def audit_model(n_invoices: int, *, cached: bool = False, model: str = MODEL) -> FakeAPI:
+    """A fake model that reads ``n_invoices`` invoices one per turn, then answers.
+
+    A run therefore takes ``n_invoices + 1`` calls. Call k carries the prefix plus k turns of
+    history, ``PREFIX_TOKENS + TURN_TOKENS * k`` prompt tokens, and writes ``OUTPUT_TOKENS``.
+    Uncached, all of it bills as ``input_tokens`` and the cache fields come back ``null``.
+    With ``cached=True`` the prompt the previous call sent is read from the cache and only the
+    new part is written to it. The model reads every invoice whatever it is told: it does not
+    heed a wrap-up note, which is exactly the case a hard stop is for.
+    """
+    numbers = invoice_numbers(n_invoices)
+
+    def respond(body: JSON) -> JSON:
+        k = _user_turns(body)
+        prompt = PREFIX_TOKENS + TURN_TOKENS * k
+        if cached:
+            seen = PREFIX_TOKENS + TURN_TOKENS * (k - 1) if k > 1 else 0
+            bill = usage_body(0, OUTPUT_TOKENS, prompt - seen, seen)
+        else:
+            bill = usage_body(prompt, OUTPUT_TOKENS)
+        done = len(_results(body))
+        if done < len(numbers):
+            nxt = numbers[done]
+            block = tool_use("read_invoice", {"number": nxt}, id=f"toolu_read_{nxt}")
+            return message([block], model=model, usage=bill)
+        flagged = ", ".join(overbilled(numbers)) or "none"
+        return message([text(f"Audited {len(numbers)} invoices. Overbilled: {flagged}.")],
+                       model=model, usage=bill)
+
+    return FakeAPI(Scripted(respond))
+
+
+# -- the loop ------------------------------------------------------------------------------
+
+
+class Chargeable(Protocol):
+    """What the loop needs from a budget: ``charge`` after every call, ``guard`` before acting."""
+
+    def charge(self, model: str, usage: Any) -> float: ...
+
+    def guard(self) -> str | None: ...
+
+
+def run_audit(budget: Chargeable, *, client: anthropic.Anthropic,
+              stop: type[BaseException], n_invoices: int, max_steps: int = 60) -> JSON:
+    """Run the invoice audit, charging ``budget`` after every model call.
+
+    ``budget.guard()`` is asked after each tool-asking reply is paid for. A string it returns
+    rides along, once, as a text block after that turn's tool results. If it raises ``stop``,
+    no tool runs and no further call is made: the loop returns a partial report.
+
+    A finished run, a stop and the step cap all return a dict; only an exception other than
+    ``stop`` propagates. Keys: ``ok`` (True only when the model
+    finished), ``partial``, ``reason``, ``done`` (the tool outputs collected so far), ``missing``
+    (a sentence naming what was not done, empty when nothing is missing), ``answer`` (only
+    when ``ok``), ``usd`` and ``calls``.
+    """
+    numbers = invoice_numbers(n_invoices)
+    messages: list[JSON] = [{"role": "user", "content": GOAL}]
+    done: list[str] = []
+    calls = 0
+
+    def report(reason: str) -> JSON:
+        unread = [n for n in numbers if not any(d.startswith(n + ":") for d in done)]
+        gap = f"Not read: {', '.join(unread)}. " if unread else ""
+        return {
+            "ok": False, "partial": True, "reason": reason, "done": list(done),
+            "missing": gap + "No summary was written, so no invoice has been judged.",
+            "usd": getattr(budget, "spent", None), "calls": calls,
+        }
+
+    for _ in range(max_steps):
+        reply = client.messages.create(model=MODEL, max_tokens=1024, system=SYSTEM,
+                                       tools=TOOLS, messages=messages)
+        calls += 1
+        budget.charge(reply.model, reply.usage)
+        messages.append({"role": "assistant", "content": reply.content})
+        wants_tools = reply.stop_reason == "tool_use"
+        if not wants_tools:
+            answer = "".join(b.text for b in reply.content if b.type == "text")
+            return {"ok": True, "partial": False, "reason": "finished", "done": list(done),
+                    "missing": "", "answer": answer,
+                    "usd": getattr(budget, "spent", None), "calls": calls}
+        try:
+            note = budget.guard()
+        except stop as exc:
+            return report(f"budget exhausted ({exc})")
+        blocks: list[JSON] = []
+        for b in reply.content:
+            if b.type == "tool_use":
+                out = read_invoice(b.input["number"])
+                done.append(out)
+                blocks.append({"type": "tool_result", "tool_use_id": b.id, "content": out})
+        if note:
+            blocks.append(text(note))
+        messages.append({"role": "user", "content": blocks})
+    return report(f"step cap of {max_steps} reached")
+
+
+
+def notes_sent(api: FakeAPI) -> list[tuple[int, str]]:
+    """Every text block the harness slipped in after tool results: (request number, text).
+
+    Request numbers count from 1. A note stays in the history once sent, so each is reported
+    at the request whose newest message carried it, not again at every later request.
+    """
+    out: list[tuple[int, str]] = []
+    for i, body in enumerate(api.requests, 1):
+        newest = body["messages"][-1]
+        if newest["role"] == "user" and isinstance(newest["content"], list):
+            out += [(i, b["text"]) for b in newest["content"] if b.get("type") == "text"]
+    return out
+
+
+class TokenMeter:
+    """A budget-shaped object that counts tokens and prices nothing. ``guard`` never objects."""
+
+    def __init__(self) -> None:
+        self.usages: list[Usage] = []
+
+    def charge(self, model: str, usage: Usage) -> float:
+        self.usages.append(usage)
+        return 0.0
+
+    def guard(self) -> str | None:
+        return None
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(u.input_tokens for u in self.usages)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(u.output_tokens for u in self.usages)
+
+
+def run_turns(budget: Chargeable, turns: int, *, stop: type[BaseException] = Exception,
+              cached: bool = False) -> JSON:
+    """The audit sized to take exactly ``turns`` model calls, run once against ``budget``."""
+    api = audit_model(turns - 1, cached=cached)
+    return run_audit(budget, client=api.client(), stop=stop, n_invoices=turns - 1,
+                     max_steps=turns + 5)
+
+
+# -- a routed run over three models --------------------------------------------------------
+
+ROUTE: list[tuple[str, str, JSON]] = [
+    # (step, model, usage) -- haiku triages, sonnet reads, opus writes the customer reply
+    ("triage", "claude-haiku-4-5", usage_body(1_800, 120, 0, 2_400)),
+    ("triage", "claude-haiku-4-5", usage_body(1_700, 110, 0, 2_400)),
+    ("triage", "claude-haiku-4-5", usage_body(1_900, 130, 0, 2_400)),
+    ("read", "claude-sonnet-5", usage_body(9_000, 700, 6_000, 0)),
+    ("read", "claude-sonnet-5", usage_body(2_500, 650, 1_500, 6_000)),
+    ("write", "claude-opus-5", usage_body(4_000, 1_200, 12_000, 0)),
+]
+
+
+def routed_run() -> list[Message]:
+    """The six replies of a routed ticket run, as real SDK ``Message`` objects.
+
+    Charge each as ``budget.charge(reply.model, reply.usage)``: the model name comes from the
+    reply, which is the name the API billed.
+    """
+    api = FakeAPI(Queue([message([text(step)], model=model, usage=bill)
+                         for step, model, bill in ROUTE]))
+    client = api.client()
+    out = []
+    for step, model, _ in ROUTE:
+        out.append(client.messages.create(
+            model=model, max_tokens=256, messages=[{"role": "user", "content": step}]))
+    return out
+
+
+# -- the plot ------------------------------------------------------------------------------
+
+
+def plot_spend(turns: Sequence[int], usd: Sequence[float],
+               cached_usd: Sequence[float] | None = None) -> Any:
+    """Spend against run length, with the straight line an up-front estimate would draw.
+
+    The dashed line extends the cost per turn of the shortest run. Returns the figure; the
+    caller shows it (``plt.show()``) or closes it.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    ax.plot(turns, usd, "o-", label="measured, no cache")
+    if cached_usd is not None:
+        ax.plot(turns, cached_usd, "s-", label="measured, history cached")
+    per_turn = usd[0] / turns[0]
+    ax.plot([0, turns[-1]], [0, per_turn * turns[-1]], "--", color="grey",
+            label=f"linear estimate (${per_turn:.3f}/turn)")
+    for n, v in zip(turns, usd, strict=True):
+        ax.annotate(f"${v:.2f}", (n, v), textcoords="offset points", xytext=(-34, 4))
+    ax.set_ylim(0, max(usd) * 1.15)
+    ax.set_xlabel("turns in the run")
+    ax.set_ylabel("USD spent (claude-opus-5)")
+    ax.set_title("Resending the history makes spend grow with n(n+1)/2")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    return fig

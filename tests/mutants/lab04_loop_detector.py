@@ -1,0 +1,70 @@
+"""Seeded bugs for lab 4 (loop detector), from seed 001 exercise 4 and its issue."""
+
+from course.mutation import Mutant
+
+MUTANTS = [
+    Mutant(
+        name="no_sort_keys",
+        bug="seed 001 ex.4: without sort_keys the same arguments in another key order get "
+            "another fingerprint, and the repeat detector misses a real repeat",
+        cell="loop_guard",
+        old="json.dumps(obj, sort_keys=True, default=str,",
+        new="json.dumps(obj, default=str,",
+        loses={"fingerprint_ignores_key_order"},
+    ),
+    Mutant(
+        name="repeat_ge",
+        bug="seed 001 ex.4: >= instead of > trips the identical-call signal on the third "
+            "call instead of the fourth",
+        cell="loop_guard",
+        old="if seen > self.repeat:",
+        new="if seen >= self.repeat:",
+        loses={"repeat_trips_on_fourth_call"},
+    ),
+    Mutant(
+        name="stall_since_last_change",
+        bug="seed 001 ex.4: counting the stall since the last change of the metric instead "
+            "of since the best value lets a flapping run go on forever",
+        cell="loop_guard",
+        old="progress > self.best_progress",
+        new="progress != self.best_progress",
+        loses={"stall_counts_from_best"},
+    ),
+    Mutant(
+        name="raise_at_step_cap",
+        bug="seed 001 ex.4: raising at the step cap escapes the harness as a bare exception "
+            "where a partial report was promised",
+        cell="loop_guard",
+        old="self.halted = True",
+        new="raise RuntimeError(f'step cap of {self.max_steps} reached')",
+        loses={"step_cap_halts_without_raising"},
+    ),
+    Mutant(
+        name="fingerprint_tool_only",
+        bug="issue: a call fingerprint over the tool name only flags a healthy run that uses "
+            "one tool with different arguments, and halts a model that changed its search "
+            "after the nudge (same tool, new arguments)",
+        cell="loop_guard",
+        old="call_id = fingerprint([tool, args])",
+        new="call_id = fingerprint(tool)",
+        loses={"no_false_positive_on_progress", "nudge_before_halt"},
+    ),
+    Mutant(
+        name="halt_on_first_trip",
+        bug="seed 001 ex.4: halting on the first trip (no nudge first) turns a recoverable "
+            "run into a failed one",
+        cell="loop_guard",
+        old="self.trips += 1",
+        new="self.trips += 1\n            self.halted = True",
+        loses={"nudge_before_halt"},
+    ),
+    Mutant(
+        name="no_default_str",
+        bug="seed 001 ex.4: without default=str a datetime or Decimal in the arguments makes "
+            "the fingerprint raise TypeError",
+        cell="loop_guard",
+        old="sort_keys=True, default=str,",
+        new="sort_keys=True,",
+        loses={"unserialisable_args_handled"},
+    ),
+]

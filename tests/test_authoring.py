@@ -1,0 +1,101 @@
+"""The percent-script format: what it builds, and the errors it gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from course.authoring import AuthoringError, build, parse
+from course.mutation import Mutant, MutantError, answer_text, submission
+
+SCRIPT = '''# %% [markdown]
+# # Title
+# Some *prose*.
+
+# %% id=f kind=solution
+def f(x):
+    """Double x."""
+    ### BEGIN SOLUTION
+    return 2 * x
+    ### END SOLUTION
+
+# %% id=f_doubles kind=tests points=2
+assert f(2) == 4
+### BEGIN HIDDEN TESTS
+assert f(5) == 10
+### END HIDDEN TESTS
+
+# %% [markdown] id=why kind=manual points=1
+# ### BEGIN SOLUTION
+# Because.
+# ### END SOLUTION
+
+# %% [markdown] kind=instructor
+# Ask the room.
+'''
+
+
+def test_build_sets_nbgrader_metadata():
+    nb = build(SCRIPT)
+    md, sol, test, manual, note = nb.cells
+    assert md.cell_type == "markdown" and md.source == "# Title\nSome *prose*."
+    assert sol.metadata["nbgrader"] == {"grade": False, "grade_id": "f", "locked": False,
+                                        "schema_version": 3, "solution": True, "task": False}
+    assert test.metadata["nbgrader"]["grade"] is True and test.metadata["nbgrader"]["points"] == 2
+    assert test.metadata["nbgrader"]["locked"] is True
+    assert manual.cell_type == "markdown" and manual.metadata["nbgrader"]["solution"] is True
+    assert note.metadata["tags"] == ["instructor"] and "nbgrader" not in note.metadata
+    assert [c.id for c in nb.cells] == ["cell-000", "f", "f_doubles", "why", "cell-004"]
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+
+
+def test_build_is_deterministic():
+    assert build(SCRIPT) == build(SCRIPT)
+
+
+@pytest.mark.parametrize(("header", "message"), [
+    ("# %% kind=solution", "needs an id="),
+    ("# %% id=x kind=tests", "needs positive points="),
+    ("# %% id=x kind=tests points=0", "needs positive points="),
+    ("# %% id=x kind=banana", "is not one of"),
+    ("# %% id=x kind=solution points=2", "only tests and manual cells carry points"),
+    ("# %% id=x kind=manual points=1", "a manual answer is a markdown cell"),
+    ("# %% [markdown] id=x kind=tests points=1", "is a code cell"),
+    ("# %% id=has.dot kind=solution", "must match"),
+    ("# %% color=red", "unknown header key"),
+    ("# %% justaword", "expected key=value"),
+])
+def test_bad_headers_name_the_line(header, message):
+    with pytest.raises(AuthoringError, match=message) as info:
+        parse(f"# %%\nx = 1\n{header}\npass\n", "lab.py")
+    assert str(info.value).startswith("lab.py:3:")
+
+
+def test_duplicate_ids_are_rejected():
+    with pytest.raises(AuthoringError, match="already used at line 1"):
+        parse("# %% id=a kind=solution\n# %% id=a kind=tests points=1\n")
+
+
+def test_text_before_first_header_is_rejected():
+    with pytest.raises(AuthoringError, match="before the first"):
+        parse("x = 1\n# %%\n")
+
+
+def test_submission_fills_answers_and_applies_mutants():
+    src = build(SCRIPT)
+    release = build(SCRIPT)
+    for c in release.cells:
+        if c.metadata.get("nbgrader", {}).get("solution"):
+            c.source = "raise NotImplementedError()"
+    good = submission(release, src)
+    assert "return 2 * x" in good.cells[1].source and "BEGIN SOLUTION" not in good.cells[1].source
+    bad = submission(release, src, Mutant("triple", "bug", "f", "2 * x", "3 * x", {"f_doubles"}))
+    assert "return 3 * x" in bad.cells[1].source
+    assert submission(release, src, answer=False).cells[1].source == "raise NotImplementedError()"
+    with pytest.raises(MutantError, match="occurs 0 times"):
+        submission(release, src, Mutant("nope", "bug", "f", "4 * x", "x", {"f_doubles"}))
+    with pytest.raises(MutantError, match="no answer cell"):
+        submission(release, src, Mutant("nope", "bug", "g", "x", "y", {"f_doubles"}))
+
+
+def test_answer_text_drops_only_marker_lines():
+    assert answer_text("a\n    ### BEGIN SOLUTION\n    b\n    ### END SOLUTION") == "a\n    b"

@@ -1,0 +1,128 @@
+"""The instructor command line: grading a class, feedback, and clear errors on bad input."""
+
+from __future__ import annotations
+
+import html as html_lib
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from course import pipeline
+from course.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = "lab01_tool_loop"
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_unknown_assignment_is_one_clear_line(capsys):
+    code, _, err = run(capsys, "--course-dir", str(ROOT), "verify", "lab99_nothing")
+    assert code == 2
+    assert err.strip().count("\n") == 0
+    assert "unknown assignment(s) lab99_nothing; known: " in err and LAB in err
+
+
+def test_no_submissions_is_one_clear_line(capsys, tmp_path):
+    course = pipeline.scratch_course(ROOT, [LAB], base=tmp_path)
+    code, _, err = run(capsys, "--course-dir", str(course), "grade")
+    assert code == 2 and "no submissions under" in err and "submitted/<student>" in err
+
+
+def test_outside_a_course_folder(capsys, tmp_path):
+    code, _, err = run(capsys, "--course-dir", str(tmp_path), "check")
+    assert code == 2 and "no nbgrader_config.py" in err
+
+
+def _tree(tmp_path):
+    copy = tmp_path / "tree"
+    for name in ("source", "release", "course", "authoring", "tests"):
+        shutil.copytree(ROOT / name, copy / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    shutil.copy2(ROOT / "nbgrader_config.py", copy)
+    return copy
+
+
+def test_malformed_cassette_is_reported_by_check(capsys, tmp_path):
+    tree = _tree(tmp_path)
+    (tree / "course" / "cassettes" / "broken.json").write_text('{"version": 1, "interac')
+    code, out, _ = run(capsys, "--course-dir", str(tree), "check", "--fast")
+    assert code == 1
+    assert "course/cassettes/broken.json: invalid JSON at line 1" in out
+
+
+def test_malformed_notebook_stops_release_and_writes_nothing(capsys, tmp_path):
+    tree = _tree(tmp_path)
+    before = {p: p.read_bytes() for p in (tree / "release").rglob("*") if p.is_file()}
+    broken = tree / "source" / LAB / f"{LAB}.ipynb"
+    broken.write_text(broken.read_text()[:500])
+    shutil.rmtree(tree / "authoring")  # release would otherwise rebuild the source first
+    (tree / "authoring").mkdir()
+    code, _, err = run(capsys, "--course-dir", str(tree), "release", "--no-solutions", LAB)
+    assert code == 2 and err.startswith("error: ") and err.strip().count("\n") == 0
+    after = {p: p.read_bytes() for p in (tree / "release").rglob("*") if p.is_file()}
+    assert after == before, "a failed release must leave release/ as it was"
+
+
+def test_broken_authoring_script_names_file_and_line(capsys, tmp_path):
+    tree = _tree(tmp_path)
+    script = tree / "authoring" / LAB / f"{LAB}.py"
+    script.write_text(script.read_text().replace("kind=tests points=2", "kind=tests", 1))
+    code, _, err = run(capsys, "--course-dir", str(tree), "build")
+    assert code == 2 and f"authoring/{LAB}/{LAB}.py:" in err and "positive points" in err
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    """A course with a small class submitted (solution, stub, one bug), graded by the CLI."""
+    course = pipeline.scratch_course(ROOT, [LAB], base=tmp_path_factory.mktemp("class"))
+    pipeline.generate(course, LAB)
+    pipeline.write_samples(course, pipeline.samples(ROOT, LAB, "first"))
+    (course / "gradebook.db").unlink()  # grade must rebuild what it needs
+    with pytest.MonkeyPatch.context() as mp:
+        lines = []
+        mp.setattr("builtins.print", lambda *a, **k: lines.append(" ".join(map(str, a))))
+        code = main(["--course-dir", str(course), "grade", "-j", "2"])
+    return course, code, "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def class_course(graded_class):
+    return graded_class[0]
+
+
+def test_grade_prints_a_table_per_student_and_cell(graded_class):
+    _, code, out = graded_class
+    assert code == 0, out
+    lines = out.splitlines()
+    row = {ln.split()[0]: ln for ln in lines if ln.startswith("   ") and "/14" in ln}
+    assert row["solution"].endswith("14/14")
+    assert row["stub"].endswith("0/14")
+    assert row["bug-split_results"].endswith("12/14")
+    assert "parallel_results_one_message (2 pt)" in out
+    assert "2/3  lab01_tool_loop: parallel_results_one_message  (bug-split_results, stub)" in out
+    assert "autograded 3/3 submissions" in out
+
+
+def test_feedback_writes_html_for_each_student(capsys, class_course):
+    code, _, _ = run(capsys, "--course-dir", str(class_course), "feedback", LAB)
+    assert code == 0
+    pages = sorted(p.parent.parent.name for p in (class_course / "feedback").rglob("*.html"))
+    assert pages == ["bug-split_results", "solution", "stub"]
+    html = (class_course / "feedback" / "bug-split_results" / LAB / f"{LAB}.html").read_text()
+    assert "tool results were split across 3 user messages" in html
+    from course.integrity import secret_lines
+
+    source = pipeline.read_notebook(ROOT / "source" / LAB / f"{LAB}.ipynb")
+    for page in (class_course / "feedback").rglob("*.html"):
+        text = " ".join(html_lib.unescape(re.sub(r"<[^>]+>", "", page.read_text())).split())
+        # positive control: a visible test line is found by the same search
+        assert "api = weather.three_cities()" in text
+        leaked = [s for s in secret_lines(source, solutions=False) if s in text]
+        assert not leaked, f"{page} shows hidden-test lines: {leaked[:3]}"
