@@ -1,0 +1,29 @@
+"""The README's main job: the instructor demo, end to end, on the committed course."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from course import pipeline
+from course.demo import run_demo
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_demo_grades_solution_stub_and_one_bug_per_notebook(capsys, tmp_path):
+    code = run_demo(ROOT, keep=tmp_path / "demo")
+    out = capsys.readouterr().out
+    names = pipeline.assignments(ROOT)
+    assert code == 0, out
+    assert f"{3 * len(names)}/{3 * len(names)} submissions scored as they must" in out
+    for a in names:
+        block = out.split(f"== {a}/")[1].split("\n\n")[0]
+        rows = {ln.split()[0]: ln.split()[-1] for ln in block.splitlines()
+                if ln.startswith("   ") and "/" in ln.split()[-1] and not ln.strip()[0] == "t"}
+        full = rows["solution"].split("/")[1]
+        assert rows["solution"] == f"{full}/{full}", block
+        assert rows["stub"] == f"0/{full}", block
+        bug = next(k for k in rows if k.startswith("bug-"))
+        assert rows[bug] != rows["solution"], block
+    feedback = list((tmp_path / "demo").rglob("feedback/*/*/*.html"))
+    assert len(feedback) == 3 * len(names), "feedback HTML for every demo submission"
