@@ -127,3 +127,24 @@ def test_release_check_notices_a_hand_edit(tree):
     released = tree / "release" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
     released.write_text(released.read_text().replace("Lab 1", "Lab One", 1))
     assert pipeline.release(tree, ["lab01_tool_loop"], check=True) == [f"{released} is out of date"]
+
+
+def test_instructor_notes_stay_out_of_release_and_in_solutions():
+    from course.authoring import INSTRUCTOR_TAG
+
+    checked = 0
+    for a in ASSIGNMENTS:
+        src = pipeline.read_notebook(ROOT / "source" / a / f"{a}.ipynb")
+        notes = [c.source for c in src.cells if INSTRUCTOR_TAG in c.metadata.get("tags", [])]
+        released = " ".join(c.source for c in pipeline.read_notebook(
+            ROOT / "release" / a / f"{a}.ipynb").cells)
+        solved = " ".join(c.source for c in pipeline.read_notebook(
+            ROOT / "solutions" / a / f"{a}.ipynb").cells)
+        for note in notes:
+            lines = [ln for ln in note.splitlines() if len(ln.strip()) > 30]
+            assert lines, "an instructor note with nothing to check"
+            for line in lines:
+                assert line not in released, f"{a}: instructor note reached release/: {line!r}"
+                assert line in solved, f"{a}: instructor note missing from solutions/: {line!r}"
+            checked += 1
+    assert checked >= 5, f"only {checked} instructor notes found; Lecture 4 should carry several"

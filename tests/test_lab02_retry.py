@@ -24,6 +24,8 @@ from course.mutation import load_mutants
 from course.wire import Reply
 from course.worlds import retry as world
 
+from . import notebook_code
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "authoring" / "lab02_retry" / "lab02_retry.py"
 MUTANTS = ROOT / "tests" / "mutants" / "lab02_retry.py"
@@ -31,11 +33,6 @@ MUTANTS = ROOT / "tests" / "mutants" / "lab02_retry.py"
 
 def _cells() -> list[Any]:
     return parse(SCRIPT.read_text(encoding="utf-8"), str(SCRIPT))
-
-
-def _solution_source() -> str:
-    (cell,) = [c for c in _cells() if c.id == "call_with_retry"]
-    return "\n".join(cell.lines)
 
 
 def _exec(source: str) -> dict[str, Any]:
@@ -46,7 +43,7 @@ def _exec(source: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def solution():
-    return _exec(_solution_source())["call_with_retry"]
+    return notebook_code.namespace("lab02_retry")["call_with_retry"]
 
 
 @pytest.fixture(scope="module")
@@ -59,9 +56,7 @@ def retry_everything():
 
 def _mutated(name: str):
     (mutant,) = [m for m in load_mutants(MUTANTS) if m.name == name]
-    source = _solution_source()
-    assert source.count(mutant.old) == 1
-    return _exec(source.replace(mutant.old, mutant.new))["call_with_retry"]
+    return notebook_code.namespace("lab02_retry", mutant.edits())["call_with_retry"]
 
 
 # -- the world module -------------------------------------------------------------------
@@ -253,7 +248,7 @@ def test_sleeping_after_the_last_failure_wastes_up_to_20_8_seconds(solution):
 
 
 def test_every_mutant_edit_applies_once():
-    source = _solution_source()
+    source = notebook_code.answers("lab02_retry")["call_with_retry"]
     mutants = load_mutants(MUTANTS)
     assert mutants[0].name == "no_jitter"
     for m in mutants:

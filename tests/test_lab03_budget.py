@@ -16,9 +16,10 @@ import anthropic
 import matplotlib
 import pytest
 
-from course.authoring import parse
 from course.mutation import load_mutants
 from course.worlds import budget as world
+
+from . import notebook_code
 
 matplotlib.use("Agg")
 
@@ -28,19 +29,15 @@ MUTANTS = ROOT / "tests" / "mutants" / "lab03_budget.py"
 OPUS = "claude-opus-5"
 
 
-def _source(replace: dict[str, str] | None = None) -> str:
-    cells = parse(SCRIPT.read_text(encoding="utf-8"), str(SCRIPT))
-    text = "\n\n".join("\n".join(c.lines) for c in cells if c.kind == "solution")
-    for old, new in (replace or {}).items():
-        assert text.count(old) == 1, old
-        text = text.replace(old, new)
-    return text
-
-
 def _exec(replace: dict[str, str] | None = None) -> dict[str, Any]:
-    namespace: dict[str, Any] = {}
-    exec(compile(_source(replace), str(SCRIPT), "exec"), namespace)  # noqa: S102 - our notebook
-    return namespace
+    """The solution cells run in one namespace, after replacing ``old`` by ``new`` in
+    whichever answer cell holds it."""
+    answers = notebook_code.answers("lab03_budget")
+    edits = []
+    for old, new in (replace or {}).items():
+        (cell,) = [gid for gid, code in answers.items() if old in code]
+        edits.append((cell, old, new))
+    return notebook_code.namespace("lab03_budget", edits)
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from course import authoring
 from course.fakes import FakeAPI, Scripted
-from course.mutation import answer_text
 from course.worlds import loops
+
+from . import notebook_code
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "authoring" / "lab04_loop_detector" / "lab04_loop_detector.py"
@@ -27,11 +27,7 @@ SCRIPT = ROOT / "authoring" / "lab04_loop_detector" / "lab04_loop_detector.py"
 @pytest.fixture(scope="module")
 def solution() -> dict:
     """The namespace after running the notebook's solution cell."""
-    cells = authoring.parse(SCRIPT.read_text(encoding="utf-8"), str(SCRIPT))
-    (cell,) = [c for c in cells if c.id == "loop_guard"]
-    namespace: dict = {}
-    exec(compile(answer_text("\n".join(cell.lines)), str(SCRIPT), "exec"), namespace)
-    return namespace
+    return notebook_code.namespace("lab04_loop_detector")
 
 
 @pytest.fixture

@@ -23,6 +23,8 @@ from course.clock import FakeClock
 from course.mutation import answer_text
 from course.worlds import semantic_cache as sc
 
+from . import notebook_code
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "authoring" / "lab05_semantic_cache" / "lab05_semantic_cache.py"
 DATA = ROOT / "course" / "data" / "lab05_semantic_cache__embeddings.json"
@@ -36,11 +38,7 @@ def _cells() -> list[authoring.CellSpec]:
 @pytest.fixture(scope="module")
 def solution() -> dict:
     """The namespace after running the notebook's three solution cells."""
-    namespace: dict = {}
-    for cell in _cells():
-        if cell.kind == "solution":
-            exec(compile(answer_text("\n".join(cell.lines)), str(SCRIPT), "exec"), namespace)
-    return namespace
+    return notebook_code.namespace("lab05_semantic_cache")
 
 
 def cos(a: str, b: str) -> float:
