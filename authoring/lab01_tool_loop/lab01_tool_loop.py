@@ -154,7 +154,8 @@ except KeyError as err:
 from course import tokens  # noqa: E402
 from course.cassette import ReplayMiss  # noqa: E402
 
-runaway = weather.endless(limit=40)
+LIMIT = 40
+runaway = weather.endless(limit=LIMIT)
 convo = [{"role": "user", "content": weather.GOAL}]
 try:
     while True:
@@ -165,8 +166,9 @@ try:
                   {"role": "user", "content": [answer(ask.id, "14C, rain")]}]
 except ReplayMiss:
     pass
-sent_tokens = [tokens.request_tokens(body) for body in runaway.requests]
-print(f"{len(runaway.requests)} model calls; first request ~{sent_tokens[0]} tokens, "
+served = runaway.requests[:LIMIT]  # the next request found the fake exhausted
+sent_tokens = [tokens.request_tokens(body) for body in served]
+print(f"{len(served)} model calls served; first request ~{sent_tokens[0]} tokens, "
       f"last ~{sent_tokens[-1]}; ~{sum(sent_tokens):,} tokens sent in total")
 
 # %% [markdown]
