@@ -116,6 +116,14 @@ def generate(course_dir: Path, assignment: str) -> None:
         raise PipelineError(f"generate_assignment {assignment} failed: {_last_error(proc)}")
 
 
+def generate_all(course_dir: Path, names: Sequence[str], jobs: int = DEFAULT_JOBS) -> None:
+    """Generate several assignments. The first runs alone: it creates the gradebook, and
+    two processes creating the same SQLite schema at once collide."""
+    if names:
+        generate(course_dir, names[0])
+        parallel(lambda a: generate(course_dir, a), list(names[1:]), jobs)
+
+
 def scratch_course(root: Path, which: Iterable[str], base: Path | None = None) -> Path:
     """A fresh nbgrader course folder holding the config and the chosen ``source/`` folders."""
     course = Path(tempfile.mkdtemp(prefix="course-", dir=base))
@@ -171,7 +179,7 @@ def release(root: Path, which: Sequence[str] | None = None, check: bool = False,
     names = select(root, which)
     course = scratch_course(root, names)
     try:
-        parallel(lambda a: generate(course, a), names, jobs)
+        generate_all(course, names, jobs)
         expected = {
             root / "release" / p.relative_to(course / "release"): p.read_bytes()
             for p in (course / "release").rglob("*") if p.is_file()
@@ -221,7 +229,7 @@ def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = 120) -> nbforma
     """Run a notebook top to bottom offline (network guard on), raising on the first error."""
     client = NotebookClient(
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}},
-        extra_arguments=KERNEL_ARGS, record_timing=False,
+        extra_arguments=KERNEL_ARGS, record_timing=False, store_widget_state=False,
     )
     old = os.environ.get("MPLBACKEND")
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
@@ -230,7 +238,23 @@ def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = 120) -> nbforma
     finally:
         if old is None:
             os.environ.pop("MPLBACKEND", None)
+    # How stdout is cut into messages depends on timing; one output per stream is stable.
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = _coalesce(cell.outputs)
     return nb
+
+
+def _coalesce(outputs: list) -> list:
+    merged: list = []
+    for out in outputs:
+        if (out.get("output_type") == "stream" and merged
+                and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == out.get("name")):
+            merged[-1]["text"] += out["text"]
+        else:
+            merged.append(out)
+    return merged
 
 
 def build_solutions(root: Path, which: Sequence[str] | None = None, check: bool = False,
@@ -285,6 +309,8 @@ def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
         raise PipelineError(f"no submissions under {course_dir / 'submitted'}; expected "
                             "submitted/<student>/<assignment>/<notebook>.ipynb")
 
+    _register_students(course_dir, sorted({s for s, _ in todo}))
+
     def run(pair: tuple[str, str]) -> GradeRun:
         student, assignment = pair
         start = time.monotonic()
@@ -300,6 +326,19 @@ def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
                         time.monotonic() - start)
 
     return parallel(run, todo, jobs)
+
+
+def _register_students(course_dir: Path, students: Sequence[str]) -> None:
+    """Create every student in the gradebook up front: parallel autograde processes that
+    each create the same student would race on the unique key."""
+    from nbgrader.api import Gradebook
+
+    db = course_dir / "gradebook.db"
+    if not db.exists():
+        return  # autograde will report the missing assignment itself
+    with Gradebook(f"sqlite:///{db}") as gb:
+        for student in students:
+            gb.update_or_create_student(student)
 
 
 def feedback(course_dir: Path, which: Iterable[str]) -> list[str]:

@@ -18,8 +18,7 @@ from .pipeline import (
     NotebookScore,
     Sample,
     autograde,
-    generate,
-    parallel,
+    generate_all,
     samples,
     scores,
     scratch_course,
@@ -81,7 +80,7 @@ def grade_samples(
     names = select(root, which)
     course = scratch_course(root, names, base=keep)
     try:
-        parallel(lambda a: generate(course, a), names, jobs)
+        generate_all(course, names, jobs)
         chosen = [s for a in names for s in samples(root, a, mutants)]
         write_samples(course, chosen)
         runs = autograde(course, [(s.student, s.assignment) for s in chosen], jobs=jobs)

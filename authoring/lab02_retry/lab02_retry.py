@@ -291,6 +291,7 @@ def call_with_retry(fn, max_attempts=5, base=1.0, cap=60.0, *, sleep=time.sleep)
 # and the spread of a whole herd.
 
 # %%
+random.seed(1)  # your jitter draws from `random`; seeding makes this output repeatable
 probe = world.flaky(Reply.error(503), world.rate_limited(retry_after=7))
 slept = FakeSleep()
 reply = call_with_retry(probe.call, sleep=slept)
