@@ -53,6 +53,7 @@ def class_report(rows: Iterable[NotebookScore]) -> str:
         return "No autograded cell was lost by anyone.\n"
     out = ["Bugs the class hit (cells lost, most common first):"]
     for (assignment, gid), who in sorted(lost.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        out.append(f"  {len(who)}/{len(seen[assignment])}  {assignment}: {gid}"
-                   f"  ({', '.join(sorted(who))})")
+        names = sorted(who)
+        shown = ", ".join(names[:5]) + (f", and {len(names) - 5} more" if len(names) > 5 else "")
+        out.append(f"  {len(who)}/{len(seen[assignment])}  {assignment}: {gid}  ({shown})")
     return "\n".join(out) + "\n"

@@ -126,3 +126,20 @@ def test_feedback_writes_html_for_each_student(capsys, class_course):
         assert "api = weather.three_cities()" in text
         leaked = [s for s in secret_lines(source, solutions=False) if s in text]
         assert not leaked, f"{page} shows hidden-test lines: {leaked[:3]}"
+
+
+def test_class_report_ranks_cells_and_shortens_long_name_lists():
+    from course.pipeline import CellScore, NotebookScore
+    from course.report import class_report
+
+    rows = []
+    for i in range(8):
+        lost = 0 if i < 7 else 2  # seven students lose cell "a", one keeps it
+        rows.append(NotebookScore(f"s{i}", "lab", "lab", [
+            CellScore("a", lost, 2, True), CellScore("b", 2 if i else 0, 2, True),
+            CellScore("essay", None, 3, False)]))
+    text = class_report(rows)
+    lines = text.splitlines()
+    assert lines[1] == "  7/8  lab: a  (s0, s1, s2, s3, s4, and 2 more)"
+    assert lines[2] == "  1/8  lab: b  (s0)"
+    assert "essay" not in text  # hand-graded cells are not bugs
