@@ -6,6 +6,7 @@
     feedback   feedback HTML for graded submissions
     check      integrity: generated folders in sync, metadata valid, nothing leaks
     verify     grade solution, stub and mutants of assignments through real nbgrader
+    export     a student copy of the course: release/ and the support package only
     record     record a cassette from the live API (needs a key and COURSE_RECORD=1)
     demo       the end-to-end instructor demo in a fresh temporary course
 """
@@ -126,6 +127,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    files = pipeline.export_student(_root(args), Path(args.target).resolve())
+    print(f"exported {len(files)} files for students into {args.target} "
+          "(release/ and the support package; no source, solutions or tests)")
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
@@ -183,6 +191,8 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("scenario", help="cassette name, e.g. lab01_tool_loop__weather_two_step")
     r.add_argument("--script", required=True, help="Python file that drives `client`")
     r.add_argument("--description", default="", help="what the scenario shows")
+    add("export", cmd_export, "a student copy: release/ and the support package only",
+        False).add_argument("target", help="a new folder")
     add("demo", cmd_demo, "end-to-end instructor demo", False).add_argument(
         "--keep", help="build the demo course inside this folder and keep it")
     return p

@@ -276,6 +276,45 @@ def build_solutions(root: Path, which: Sequence[str] | None = None, check: bool 
     return _sync(root / "solutions", expected, check)
 
 
+STUDENT_FILES = ("release", "course", "pyproject.toml", "environment.yml", "dev")
+STUDENT_README = """# Owning the Agent Loop (student copy)
+
+    ./dev lab
+
+opens JupyterLab. Your notebooks are in `release/`: each says at the top what you
+implement. Run the self-check cell, then **Validate**. Hidden tests grade more than the
+visible ones. Nothing needs an API key or the network.
+"""
+
+
+def export_student(root: Path, target: Path) -> list[Path]:
+    """Copy what a student needs (release/ and the support package) into ``target``.
+
+    ``source/``, ``solutions/``, ``authoring/`` and ``tests/`` stay behind: they hold the
+    answers and the hidden tests.
+    """
+    if target.exists() and any(target.iterdir()):
+        raise PipelineError(f"{target} is not empty; export into a new folder")
+    staging = Path(tempfile.mkdtemp(prefix="student-", dir=target.parent
+                                    if target.parent.exists() else None))
+    try:
+        for name in STUDENT_FILES:
+            src = root / name
+            if src.is_dir():
+                shutil.copytree(src, staging / name, ignore=shutil.ignore_patterns(
+                    "__pycache__", "*.egg-info", ".ipynb_checkpoints"))
+            elif src.is_file():
+                shutil.copy2(src, staging / name)
+        (staging / "README.md").write_text(STUDENT_README, encoding="utf-8")
+        if target.exists():
+            target.rmdir()
+        staging.replace(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return sorted(p for p in target.rglob("*") if p.is_file())
+
+
 # -- grading ---------------------------------------------------------------------------
 
 

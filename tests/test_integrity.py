@@ -148,3 +148,22 @@ def test_instructor_notes_stay_out_of_release_and_in_solutions():
                 assert line in solved, f"{a}: instructor note missing from solutions/: {line!r}"
             checked += 1
     assert checked >= 5, f"only {checked} instructor notes found; Lecture 4 should carry several"
+
+
+def test_student_export_holds_no_answer_and_no_hidden_test(tmp_path):
+    files = pipeline.export_student(ROOT, tmp_path / "student")
+    names = {p.relative_to(tmp_path / "student").parts[0] for p in files}
+    assert names == {"release", "course", "pyproject.toml", "environment.yml", "dev", "README.md"}
+    secrets: set[str] = set()
+    for a in ASSIGNMENTS:
+        secrets |= integrity.secret_lines(
+            pipeline.read_notebook(ROOT / "source" / a / f"{a}.ipynb"))
+    assert secrets
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".ipynb":
+            text = "\n".join(c.source for c in pipeline.read_notebook(path).cells)
+        found = {" ".join(x.split()) for x in text.split("\n")} & secrets
+        assert not found, f"{path} reveals {sorted(found)[:2]}"
+    with pytest.raises(pipeline.PipelineError, match="not empty"):
+        pipeline.export_student(ROOT, tmp_path / "student")
