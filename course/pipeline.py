@@ -167,10 +167,12 @@ def _sync(target: Path, expected: dict[Path, bytes], check: bool) -> list[str]:
 def build_sources(root: Path, check: bool = False) -> list[str]:
     """authoring/*.py -> source/*.ipynb. Returns what was (or, with check, would be) changed."""
     built = {p: t.encode() for p, t in authoring.build_all(root).items()}
-    stale_ok = {p for p in (root / "source").rglob("*") if p.suffix != ".ipynb" and p.is_file()} \
-        if (root / "source").exists() else set()
-    built.update({p: p.read_bytes() for p in stale_ok})
-    return _sync(root / "source", built, check)
+    # Files beside the notebooks (data an assignment ships) are not generated: keep them.
+    src = root / "source"
+    extras = [p for p in src.rglob("*") if p.is_file() and p.suffix != ".ipynb"] \
+        if src.exists() else []
+    built.update({p: p.read_bytes() for p in extras})
+    return _sync(src, built, check)
 
 
 def release(root: Path, which: Sequence[str] | None = None, check: bool = False,
@@ -184,13 +186,17 @@ def release(root: Path, which: Sequence[str] | None = None, check: bool = False,
             root / "release" / p.relative_to(course / "release"): p.read_bytes()
             for p in (course / "release").rglob("*") if p.is_file()
         }
-        if which:  # partial run: leave other assignments alone
-            keep = {p for p in (root / "release").rglob("*")
-                    if p.is_file() and p.relative_to(root / "release").parts[0] not in names}
-            expected.update({p: p.read_bytes() for p in keep})
+        if which:
+            expected.update(_untouched(root / "release", names))
         return _sync(root / "release", expected, check)
     finally:
         shutil.rmtree(course, ignore_errors=True)
+
+
+def _untouched(folder: Path, names: Sequence[str]) -> dict[Path, bytes]:
+    """On a partial run, the files of the other assignments, to be left as they are."""
+    return {p: p.read_bytes() for p in folder.rglob("*")
+            if p.is_file() and p.relative_to(folder).parts[0] not in names}
 
 
 def refresh_gradebook(root: Path, names: Iterable[str]) -> None:
@@ -270,9 +276,7 @@ def build_solutions(root: Path, which: Sequence[str] | None = None, check: bool 
 
     expected = dict(parallel(run, paths, jobs))
     if which:
-        keep = {p for p in (root / "solutions").rglob("*")
-                if p.is_file() and p.relative_to(root / "solutions").parts[0] not in names}
-        expected.update({p: p.read_bytes() for p in keep})
+        expected.update(_untouched(root / "solutions", names))
     return _sync(root / "solutions", expected, check)
 
 
