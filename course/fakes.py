@@ -126,14 +126,6 @@ class FakeAPI:
                 return _sse_response(200, sse_events(payload), headers)
         return _json_response(reply.status, payload, headers)
 
-    # -- introspection helpers used by tests and notebooks ------------------------------
-
-    def last(self) -> JSON:
-        """The most recent request body."""
-        if not self.requests:
-            raise AssertionError("no request has reached the fake API yet")
-        return self.requests[-1]
-
 
 def with_usage(msg: JSON, body: JSON) -> JSON:
     """Fill a message's missing usage from the request and reply sizes."""

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -345,8 +346,6 @@ def submissions(course_dir: Path) -> list[tuple[str, str]]:
 def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
               jobs: int = DEFAULT_JOBS, timeout: float = 600) -> list[GradeRun]:
     """Autograde submissions in parallel, one nbgrader process per (student, assignment)."""
-    import time
-
     todo = list(pairs) if pairs is not None else submissions(course_dir)
     if not todo:
         raise PipelineError(f"no submissions under {course_dir / 'submitted'}; expected "
