@@ -6,7 +6,7 @@ of ``source/``; ``python -m course`` drives nbgrader with this configuration.
 
 from pathlib import Path
 
-from course.pipeline import KERNEL_ARGS
+from course.grading.runner import KERNEL_ARGS
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, TagRemovePreprocessor
 from nbgrader.preprocessors import (

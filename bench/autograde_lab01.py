@@ -17,7 +17,7 @@ from pathlib import Path
 
 import nbformat
 
-from course import pipeline
+from course.grading import build, grade, mutation, runner
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "lab01_tool_loop"
@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
-    course = pipeline.scratch_course(ROOT, [LAB])
+    course = runner.scratch_course(ROOT, [LAB])
     try:
         empty = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("", id="empty")])
         empty.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3",
@@ -37,8 +37,8 @@ def main() -> None:
         (course / "source" / EMPTY).mkdir(parents=True)
         nbformat.write(empty, course / "source" / EMPTY / f"{EMPTY}.ipynb")
         for a in (LAB, EMPTY):
-            pipeline.generate(course, a)
-        pipeline.write_samples(course, [pipeline.Sample("solution", LAB, "solution")])
+            build.generate(course, a)
+        mutation.write_samples(course, [mutation.Sample("solution", LAB, "solution")])
         target = course / "submitted" / "solution" / EMPTY / f"{EMPTY}.ipynb"
         target.parent.mkdir(parents=True)
         shutil.copy2(course / "release" / EMPTY / f"{EMPTY}.ipynb", target)
@@ -47,7 +47,7 @@ def main() -> None:
         for _ in range(args.repeat):
             for a in (EMPTY, LAB):
                 start = time.monotonic()
-                [run] = pipeline.autograde(course, [("solution", a)], jobs=1)
+                [run] = grade.autograde(course, [("solution", a)], jobs=1)
                 times[a].append(time.monotonic() - start)
                 assert run.ok, run.error
         lab, floor = statistics.median(times[LAB]), statistics.median(times[EMPTY])

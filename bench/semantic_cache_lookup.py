@@ -20,9 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
-from course import authoring
 from course.clock import FakeClock
-from course.mutation import answer_text
+from course.grading import authoring
+from course.grading.markers import answer_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "authoring" / "lab05_semantic_cache" / "lab05_semantic_cache.py"

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from course.authoring import build
-from course.mutation import answer_text
+from course.grading.authoring import build
+from course.grading.markers import answer_text
 
 ROOT = Path(__file__).resolve().parents[1]
 

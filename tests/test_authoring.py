@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from course.authoring import AuthoringError, build, parse
-from course.mutation import Mutant, MutantError, answer_text, submission
+from course.grading.authoring import AuthoringError, build, parse
+from course.grading.markers import answer_text
+from course.grading.mutation import Mutant, MutantError, submission
 
 SCRIPT = '''# %% [markdown]
 # # Title

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from course import pipeline
-from course.cli import main
+from course.grading import build, mutation, runner
+from course.grading.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "lab01_tool_loop"
@@ -30,7 +30,7 @@ def test_unknown_assignment_is_one_clear_line(capsys):
 
 
 def test_no_submissions_is_one_clear_line(capsys, tmp_path):
-    course = pipeline.scratch_course(ROOT, [LAB], base=tmp_path)
+    course = runner.scratch_course(ROOT, [LAB], base=tmp_path)
     code, _, err = run(capsys, "--course-dir", str(course), "grade")
     assert code == 2 and "no submissions under" in err and "submitted/<student>" in err
 
@@ -81,9 +81,9 @@ def test_broken_authoring_script_names_file_and_line(capsys, tmp_path):
 @pytest.fixture(scope="module")
 def graded_class(tmp_path_factory):
     """A course with a small class submitted (solution, stub, one bug), graded by the CLI."""
-    course = pipeline.scratch_course(ROOT, [LAB], base=tmp_path_factory.mktemp("class"))
-    pipeline.generate(course, LAB)
-    pipeline.write_samples(course, pipeline.samples(ROOT, LAB, "first"))
+    course = runner.scratch_course(ROOT, [LAB], base=tmp_path_factory.mktemp("class"))
+    build.generate(course, LAB)
+    mutation.write_samples(course, mutation.samples(ROOT, LAB, "first"))
     (course / "gradebook.db").unlink()  # grade must rebuild what it needs
     with pytest.MonkeyPatch.context() as mp:
         lines = []
@@ -117,9 +117,9 @@ def test_feedback_writes_html_for_each_student(capsys, class_course):
     assert pages == ["bug-split_results", "solution", "stub"]
     html = (class_course / "feedback" / "bug-split_results" / LAB / f"{LAB}.html").read_text()
     assert "tool results were split across 3 user messages" in html
-    from course.integrity import secret_lines
+    from course.grading.integrity import secret_lines
 
-    source = pipeline.read_notebook(ROOT / "source" / LAB / f"{LAB}.ipynb")
+    source = runner.read_notebook(ROOT / "source" / LAB / f"{LAB}.ipynb")
     for page in (class_course / "feedback").rglob("*.html"):
         text = " ".join(html_lib.unescape(re.sub(r"<[^>]+>", "", page.read_text())).split())
         # positive control: a visible test line is found by the same search
@@ -129,8 +129,8 @@ def test_feedback_writes_html_for_each_student(capsys, class_course):
 
 
 def test_class_report_ranks_cells_and_shortens_long_name_lists():
-    from course.pipeline import CellScore, NotebookScore
-    from course.report import class_report
+    from course.grading.grade import CellScore, NotebookScore
+    from course.grading.report import class_report
 
     rows = []
     for i in range(8):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from course import pipeline
-from course.demo import run_demo
+from course.grading import runner
+from course.grading.demo import run_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_demo_grades_solution_stub_and_one_bug_per_notebook(capsys, tmp_path):
     code = run_demo(ROOT, keep=tmp_path / "demo")
     out = capsys.readouterr().out
-    names = pipeline.assignments(ROOT)
+    names = runner.assignments(ROOT)
     assert code == 0, out
     assert f"{3 * len(names)}/{3 * len(names)} submissions scored as they must" in out
     for a in names:

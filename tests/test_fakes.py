@@ -11,7 +11,7 @@ import pytest
 from course import tokens
 from course.cassette import Cassette, CassetteError, Replay, ReplayMiss
 from course.fakes import FakeAPI, Queue, Scripted, fake_client
-from course.record import Recorder, RecordingDisabled, scrub_headers
+from course.grading.record import Recorder, RecordingDisabled, scrub_headers
 from course.wire import Reply, message, text, tool_use, usage
 
 GOAL = {"role": "user", "content": "hi"}

@@ -14,8 +14,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course import pipeline
-from course.mutation import submission
+from course.grading import build, grade, runner
+from course.grading.mutation import submission
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "lab01_tool_loop"
@@ -28,13 +28,13 @@ def _answer_cell(nb):
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
-    course = pipeline.scratch_course(ROOT, [LAB], base=tmp_path_factory.mktemp("hostile"))
+    course = runner.scratch_course(ROOT, [LAB], base=tmp_path_factory.mktemp("hostile"))
     # A short per-cell limit keeps the infinite-loop case quick.
-    with open(course / pipeline.CONFIG_FILE, "a") as f:
+    with open(course / runner.CONFIG_FILE, "a") as f:
         f.write("\nc.Execute.timeout = 20\n")
-    pipeline.generate(course, LAB)
-    release = pipeline.read_notebook(course / "release" / LAB / NB)
-    source = pipeline.read_notebook(course / "source" / LAB / NB)
+    build.generate(course, LAB)
+    release = runner.read_notebook(course / "release" / LAB / NB)
+    source = runner.read_notebook(course / "source" / LAB / NB)
     good = submission(release, source)
 
     def put(student, nb_or_text):
@@ -46,7 +46,7 @@ def graded(tmp_path_factory):
             nbformat.write(nb_or_text, target)
 
     put("early_good", good)
-    first = pipeline.autograde(course, [("early_good", LAB)])
+    first = grade.autograde(course, [("early_good", LAB)])
 
     put("malformed_json", '{"cells": [ this is not json')
     deleted = nbformat.from_dict(good)
@@ -75,8 +75,8 @@ def graded(tmp_path_factory):
 
     rest = [(s, LAB) for s in ("malformed_json", "deleted_cells", "infinite_loop", "kernel_dies",
                                "network_call", "duplicate_cell", "late_good")]
-    runs = {r.student: r for r in first + pipeline.autograde(course, rest, jobs=2)}
-    table = {r.student: r for r in pipeline.scores(course)}
+    runs = {r.student: r for r in first + grade.autograde(course, rest, jobs=2)}
+    table = {r.student: r for r in grade.scores(course)}
     yield course, runs, table
     shutil.rmtree(course, ignore_errors=True)
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from course import integrity, pipeline
-from course.mutation import load_mutants
-from course.verify import grade_samples
+from course.grading import build, export, integrity, markers, mutation, runner
+from course.grading.mutation import load_mutants
+from course.grading.verify import grade_samples
 
 ROOT = Path(__file__).resolve().parents[1]
-ASSIGNMENTS = pipeline.assignments(ROOT)
-SAMPLES = [s for a in ASSIGNMENTS for s in pipeline.samples(ROOT, a, "all")]
+ASSIGNMENTS = runner.assignments(ROOT)
+SAMPLES = [s for a in ASSIGNMENTS for s in mutation.samples(ROOT, a, "all")]
 
 
 @pytest.fixture(scope="session")
@@ -47,7 +47,7 @@ def test_every_assignment_has_mutants(assignment):
 
 
 def test_sources_are_built_from_authoring():
-    assert pipeline.build_sources(ROOT, check=True) == []
+    assert build.build_sources(ROOT, check=True) == []
 
 
 def test_static_integrity():
@@ -56,16 +56,16 @@ def test_static_integrity():
 
 
 def test_release_is_a_fresh_generation():
-    assert pipeline.release(ROOT, check=True) == []
+    assert build.release(ROOT, check=True) == []
 
 
 def test_solutions_are_a_fresh_execution():
-    assert pipeline.build_solutions(ROOT, check=True) == []
+    assert build.build_solutions(ROOT, check=True) == []
 
 
 def test_source_notebooks_carry_no_outputs():
     for path in sorted((ROOT / "source").rglob("*.ipynb")):
-        for cell in pipeline.read_notebook(path).cells:
+        for cell in runner.read_notebook(path).cells:
             if cell.cell_type == "code":
                 assert not cell.outputs and cell.execution_count is None, path
 
@@ -85,7 +85,7 @@ def tree(tmp_path):
 
 
 def test_leak_check_catches_a_solution_line_in_course(tree):
-    nb = pipeline.read_notebook(tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb")
+    nb = runner.read_notebook(tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb")
     secret = sorted(integrity.secret_lines(nb))[0]
     (tree / "course" / "leaky.py").write_text(f"# helper\n    {secret}\n")
     problems = [str(p) for p in integrity.check_tree(tree)]
@@ -93,10 +93,10 @@ def test_leak_check_catches_a_solution_line_in_course(tree):
 
 
 def test_leak_check_catches_a_hidden_test_in_release(tree):
-    src = pipeline.read_notebook(tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb")
-    hidden = next(c.source for c in src.cells if pipeline.HIDDEN_BEGIN in c.source)
+    src = runner.read_notebook(tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb")
+    hidden = next(c.source for c in src.cells if markers.HIDDEN_BEGIN in c.source)
     released = tree / "release" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
-    nb = pipeline.read_notebook(released)
+    nb = runner.read_notebook(released)
     nb.cells[-1].source = hidden
     import nbformat
 
@@ -106,7 +106,7 @@ def test_leak_check_catches_a_hidden_test_in_release(tree):
 
 def test_metadata_check_catches_duplicate_ids_and_zero_points(tree):
     path = tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
-    nb = pipeline.read_notebook(path)
+    nb = runner.read_notebook(path)
     graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
     graded[1].metadata["nbgrader"]["grade_id"] = graded[0].metadata["nbgrader"]["grade_id"]
     graded[2].metadata["nbgrader"]["points"] = 0
@@ -117,7 +117,7 @@ def test_metadata_check_catches_duplicate_ids_and_zero_points(tree):
 
 def test_outputs_in_source_are_reported(tree):
     path = tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
-    nb = pipeline.read_notebook(path)
+    nb = runner.read_notebook(path)
     code = next(c for c in nb.cells if c.cell_type == "code")
     code.execution_count = 3
     assert any("outputs or an execution count" in p.what for p in integrity.check_source(path, nb))
@@ -126,19 +126,19 @@ def test_outputs_in_source_are_reported(tree):
 def test_release_check_notices_a_hand_edit(tree):
     released = tree / "release" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
     released.write_text(released.read_text().replace("Lab 1", "Lab One", 1))
-    assert pipeline.release(tree, ["lab01_tool_loop"], check=True) == [f"{released} is out of date"]
+    assert build.release(tree, ["lab01_tool_loop"], check=True) == [f"{released} is out of date"]
 
 
 def test_instructor_notes_stay_out_of_release_and_in_solutions():
-    from course.authoring import INSTRUCTOR_TAG
+    from course.grading.authoring import INSTRUCTOR_TAG
 
     checked = 0
     for a in ASSIGNMENTS:
-        src = pipeline.read_notebook(ROOT / "source" / a / f"{a}.ipynb")
+        src = runner.read_notebook(ROOT / "source" / a / f"{a}.ipynb")
         notes = [c.source for c in src.cells if INSTRUCTOR_TAG in c.metadata.get("tags", [])]
-        released = " ".join(c.source for c in pipeline.read_notebook(
+        released = " ".join(c.source for c in runner.read_notebook(
             ROOT / "release" / a / f"{a}.ipynb").cells)
-        solved = " ".join(c.source for c in pipeline.read_notebook(
+        solved = " ".join(c.source for c in runner.read_notebook(
             ROOT / "solutions" / a / f"{a}.ipynb").cells)
         for note in notes:
             lines = [ln for ln in note.splitlines() if len(ln.strip()) > 30]
@@ -151,19 +151,19 @@ def test_instructor_notes_stay_out_of_release_and_in_solutions():
 
 
 def test_student_export_holds_no_answer_and_no_hidden_test(tmp_path):
-    files = pipeline.export_student(ROOT, tmp_path / "student")
+    files = export.export_student(ROOT, tmp_path / "student")
     names = {p.relative_to(tmp_path / "student").parts[0] for p in files}
     assert names == {"release", "course", "pyproject.toml", "environment.yml", "dev", "README.md"}
     secrets: set[str] = set()
     for a in ASSIGNMENTS:
         secrets |= integrity.secret_lines(
-            pipeline.read_notebook(ROOT / "source" / a / f"{a}.ipynb"))
+            runner.read_notebook(ROOT / "source" / a / f"{a}.ipynb"))
     assert secrets
     for path in files:
         text = path.read_text(encoding="utf-8", errors="replace")
         if path.suffix == ".ipynb":
-            text = "\n".join(c.source for c in pipeline.read_notebook(path).cells)
+            text = "\n".join(c.source for c in runner.read_notebook(path).cells)
         found = {" ".join(x.split()) for x in text.split("\n")} & secrets
         assert not found, f"{path} reveals {sorted(found)[:2]}"
-    with pytest.raises(pipeline.PipelineError, match="not empty"):
-        pipeline.export_student(ROOT, tmp_path / "student")
+    with pytest.raises(runner.PipelineError, match="not empty"):
+        export.export_student(ROOT, tmp_path / "student")

@@ -18,9 +18,9 @@ import anthropic
 import numpy as np
 import pytest
 
-from course.authoring import parse
 from course.clock import FakeClock, FakeSleep
-from course.mutation import load_mutants
+from course.grading.authoring import parse
+from course.grading.mutation import load_mutants
 from course.wire import Reply
 from course.worlds import retry as world
 

@@ -16,7 +16,7 @@ import anthropic
 import matplotlib
 import pytest
 
-from course.mutation import load_mutants
+from course.grading.mutation import load_mutants
 from course.worlds import budget as world
 
 from . import notebook_code

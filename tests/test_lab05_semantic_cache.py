@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from course import authoring
 from course.clock import FakeClock
-from course.mutation import answer_text
+from course.grading import authoring
+from course.grading.markers import answer_text
 from course.worlds import semantic_cache as sc
 
 from . import notebook_code

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from course.authoring import build
-from course.mutation import load_mutants
+from course.grading.authoring import build
+from course.grading.mutation import load_mutants
 from course.worlds import context_cache as cc
 
 from . import notebook_code

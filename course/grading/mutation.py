@@ -3,21 +3,23 @@
 A mutant names one bug from the seeds, the edit that introduces it into the
 solution cell(s), and the exact set of graded cells that must catch it. The test
 suite and the instructor demo grade each mutant through real ``nbgrader autograde``.
-The mutants themselves live in ``tests/mutants/<assignment>.py`` (never in this
-package, which students can read).
+The mutants themselves live in ``tests/mutants/<assignment>.py``. A :class:`Sample` is one
+submission built from the solution (full, the untouched stub, or with one mutant), as the
+demo and ``course verify`` grade them.
 """
 
 from __future__ import annotations
 
 import copy
 import importlib.util
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
 
-SOLUTION_BEGIN = "### BEGIN SOLUTION"
-SOLUTION_END = "### END SOLUTION"
+from .markers import answer_text
+from .runner import read_notebook
 
 
 class MutantError(ValueError):
@@ -40,13 +42,6 @@ class Mutant:
         return [(self.cell, self.old, self.new), *self.patches]
 
 
-def answer_text(source: str) -> str:
-    """What a student who wrote the solution would have in the cell: the markers dropped."""
-    lines = [ln for ln in source.split("\n")
-             if ln.strip() not in (SOLUTION_BEGIN, SOLUTION_END)]
-    return "\n".join(lines)
-
-
 def _grade_id(cell: nbformat.NotebookNode) -> str | None:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
@@ -67,7 +62,7 @@ def submission(
     if not answer:
         return nb
     answers = {
-        _grade_id(c): answer_text(c.source)
+        _grade_id(c): answer_text(c.source, f"answer cell {_grade_id(c)}")
         for c in source_nb.cells
         if c.get("metadata", {}).get("nbgrader", {}).get("solution")
     }
@@ -101,3 +96,44 @@ def load_mutants(path: Path) -> list[Mutant]:
     if len(names) != len(set(names)):
         raise MutantError(f"{path}: mutant names must be unique: {names}")
     return mutants
+
+
+# -- sample submissions (the demo and course verify) -----------------------------------
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A submission built from the solution: full, untouched stub, or with a mutant."""
+
+    student: str
+    assignment: str
+    kind: str  # "solution" | "stub" | "mutant"
+    mutant: Mutant | None = None
+
+    def expected_losses(self, auto_cells: Iterable[str]) -> set[str]:
+        if self.kind == "solution":
+            return set()
+        if self.kind == "stub":
+            return set(auto_cells)
+        assert self.mutant is not None
+        return set(self.mutant.loses)
+
+
+def samples(root: Path, assignment: str, mutants: str = "all") -> list[Sample]:
+    """The sample submissions for one assignment: solution, stub and mutants."""
+    out = [Sample("solution", assignment, "solution"), Sample("stub", assignment, "stub")]
+    found = load_mutants(root / "tests" / "mutants" / f"{assignment}.py")
+    chosen = found if mutants == "all" else found[:1] if mutants == "first" else []
+    out += [Sample(f"bug-{m.name}", assignment, "mutant", m) for m in chosen]
+    return out
+
+
+def write_samples(course_dir: Path, chosen: Sequence[Sample]) -> None:
+    """Write the sample submissions under ``course_dir/submitted`` from its release."""
+    for s in chosen:
+        for rel_nb in sorted((course_dir / "release" / s.assignment).glob("*.ipynb")):
+            src_nb = read_notebook(course_dir / "source" / s.assignment / rel_nb.name)
+            nb = submission(read_notebook(rel_nb), src_nb, s.mutant, answer=s.kind != "stub")
+            target = course_dir / "submitted" / s.student / s.assignment / rel_nb.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(nb, target)

@@ -19,10 +19,10 @@ from typing import Any
 import anthropic
 import httpx2
 
-from .cassette import Cassette, Interaction
-from .fakes import BASE_URL
-from .validation import normalize
-from .wire import Reply
+from ..cassette import Cassette, Interaction
+from ..fakes import BASE_URL
+from ..validation import normalize
+from ..wire import Reply
 
 JSON = dict[str, Any]
 

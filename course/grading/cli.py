@@ -16,21 +16,23 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
-from . import pipeline, report
+from ..cassette import CassetteError
+from . import build, export, grade, report
 from .authoring import AuthoringError
-from .cassette import CassetteError
+from .markers import MarkerError
 from .mutation import MutantError
-from .pipeline import PipelineError
+from .runner import DEFAULT_JOBS, PipelineError, repo_root, select
 
 
 def _root(args: argparse.Namespace) -> Path:
-    return pipeline.repo_root(Path(args.course_dir) if args.course_dir else None)
+    return repo_root(Path(args.course_dir) if args.course_dir else None)
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    changed = pipeline.build_sources(_root(args), check=args.check)
+    changed = build.build_sources(_root(args), check=args.check)
     return _report_sync("source/", changed, args.check)
 
 
@@ -46,44 +48,29 @@ def _report_sync(what: str, changed: list[str], check: bool) -> int:
 
 def cmd_release(args: argparse.Namespace) -> int:
     root = _root(args)
-    status = _report_sync("source/", pipeline.build_sources(root, check=args.check), args.check)
-    status |= _report_sync("release/", pipeline.release(root, args.assignments, check=args.check,
+    status = _report_sync("source/", build.build_sources(root, check=args.check), args.check)
+    status |= _report_sync("release/", build.release(root, args.assignments, check=args.check,
                                                         jobs=args.jobs), args.check)
     if not args.no_solutions:
-        status |= _report_sync("solutions/", pipeline.build_solutions(
+        status |= _report_sync("solutions/", build.build_solutions(
             root, args.assignments, check=args.check, jobs=args.jobs), args.check)
     return status
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    root = _root(args)
-    pairs = pipeline.submissions(root)
-    if args.assignments:
-        pipeline.select(root, args.assignments)
-        pairs = [p for p in pairs if p[1] in args.assignments]
-    if not pairs:
-        raise PipelineError(f"no submissions under {root / 'submitted'}; expected "
-                            "submitted/<student>/<assignment>/<notebook>.ipynb")
-    unknown = sorted({a for _, a in pairs} - set(pipeline.assignments(root)))
-    if unknown:
-        raise PipelineError(f"submissions for unknown assignment(s): {', '.join(unknown)}")
-    pipeline.refresh_gradebook(root, sorted({a for _, a in pairs}))
-    start = time.monotonic()
-    runs = pipeline.autograde(root, pairs, jobs=args.jobs, timeout=args.timeout)
-    took = time.monotonic() - start
-    rows = [r for r in pipeline.scores(root) if (r.student, r.assignment) in set(pairs)]
-    print(report.grade_table(rows, runs))
-    print(report.class_report(rows))
-    bad = sum(not r.ok for r in runs)
-    print(f"autograded {len(runs) - bad}/{len(runs)} submissions in {took:.1f}s "
+    result = grade.grade_class(_root(args), args.assignments, jobs=args.jobs,
+                               timeout=args.timeout)
+    print(report.grade_table(result.rows, result.runs))
+    print(report.class_report(result.rows))
+    print(f"autograded {result.graded}/{len(result.runs)} submissions in {result.seconds:.1f}s "
           f"with {args.jobs} parallel job(s)")
-    return 1 if bad else 0
+    return 0 if result.ok else 1
 
 
 def cmd_feedback(args: argparse.Namespace) -> int:
     root = _root(args)
-    names = pipeline.select(root, args.assignments)
-    errors = pipeline.feedback(root, names)
+    names = select(root, args.assignments)
+    errors = grade.write_feedback(root, names)
     for e in errors:
         print(e, file=sys.stderr)
     print(f"feedback written under {root / 'feedback'}")
@@ -94,15 +81,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .integrity import check_tree
 
     root = _root(args)
-    status = _report_sync("source/", pipeline.build_sources(root, check=True), True)
+    status = _report_sync("source/", build.build_sources(root, check=True), True)
     problems = check_tree(root)
     for p in problems:
         print(f"integrity: {p}")
     print(f"integrity: {len(problems)} problem(s)")
     status |= 1 if problems else 0
     if not args.fast:
-        status |= _report_sync("release/", pipeline.release(root, check=True, jobs=args.jobs), True)
-        status |= _report_sync("solutions/", pipeline.build_solutions(
+        status |= _report_sync("release/", build.release(root, check=True, jobs=args.jobs), True)
+        status |= _report_sync("solutions/", build.build_solutions(
             root, check=True, jobs=args.jobs), True)
     return status
 
@@ -128,7 +115,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    files = pipeline.export_student(_root(args), Path(args.target).resolve())
+    files = export.export_student(_root(args), Path(args.target).resolve())
     print(f"exported {len(files)} files for students into {args.target} "
           "(release/ and the support package; no source, solutions or tests)")
     return 0
@@ -165,16 +152,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--course-dir", help="the course folder (default: found from here upwards)")
     sub = p.add_subparsers(dest="command", required=True)
 
-    def add(name: str, fn, help_: str, assignments: bool = True) -> argparse.ArgumentParser:
+    def add(name: str, fn: Callable[[argparse.Namespace], int], help_: str,
+            assignments: bool = True, jobs: bool = True) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_)
         sp.set_defaults(fn=fn)
-        sp.add_argument("-j", "--jobs", type=int, default=pipeline.DEFAULT_JOBS,
-                        help="parallel nbgrader processes")
+        if jobs:
+            sp.add_argument("-j", "--jobs", type=int, default=DEFAULT_JOBS,
+                            help="parallel nbgrader processes")
         if assignments:
             sp.add_argument("assignments", nargs="*", help="assignment ids (default: all)")
         return sp
 
-    add("build", cmd_build, "authoring/*.py -> source/*.ipynb", False).add_argument(
+    add("build", cmd_build, "authoring/*.py -> source/*.ipynb", False, jobs=False).add_argument(
         "--check", action="store_true", help="only report what is out of date")
     rel = add("release", cmd_release, "generate release/ and solutions/")
     rel.add_argument("--check", action="store_true", help="only report what is out of date")
@@ -187,12 +176,12 @@ def parser() -> argparse.ArgumentParser:
     v = add("verify", cmd_verify, "grade solution, stub and mutants of assignments")
     v.add_argument("--mutants", choices=["all", "first", "none"], default="all")
     r = add("record", cmd_record, "record a cassette from the live API (needs a key and "
-            "COURSE_RECORD=1)", False)
+            "COURSE_RECORD=1)", False, jobs=False)
     r.add_argument("scenario", help="cassette name, e.g. lab01_tool_loop__weather_two_step")
     r.add_argument("--script", required=True, help="Python file that drives `client`")
     r.add_argument("--description", default="", help="what the scenario shows")
     add("export", cmd_export, "a student copy: release/ and the support package only",
-        False).add_argument("target", help="a new folder")
+        False, jobs=False).add_argument("target", help="a new folder")
     add("demo", cmd_demo, "end-to-end instructor demo", False).add_argument(
         "--keep", help="build the demo course inside this folder and keep it")
     return p
@@ -202,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.fn(args)
-    except (PipelineError, AuthoringError, MutantError, CassetteError) as exc:
+    except (PipelineError, AuthoringError, MutantError, CassetteError, MarkerError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -12,19 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .pipeline import (
-    DEFAULT_JOBS,
-    GradeRun,
-    NotebookScore,
-    Sample,
-    autograde,
-    generate_all,
-    samples,
-    scores,
-    scratch_course,
-    select,
-    write_samples,
-)
+from .build import generate_all
+from .grade import GradeRun, NotebookScore, autograde, scores, write_feedback
+from .mutation import Sample, samples, write_samples
+from .runner import DEFAULT_JOBS, scratch_course, select
 
 
 @dataclass
@@ -75,8 +66,6 @@ def grade_samples(
     With ``keep`` the scratch course is created inside that folder and left there
     (the demo shows it); otherwise it is removed.
     """
-    from .pipeline import feedback as make_feedback
-
     names = select(root, which)
     course = scratch_course(root, names, base=keep)
     try:
@@ -85,7 +74,7 @@ def grade_samples(
         write_samples(course, chosen)
         runs = autograde(course, [(s.student, s.assignment) for s in chosen], jobs=jobs)
         if feedback:
-            errors = make_feedback(course, names)
+            errors = write_feedback(course, names)
             if errors:
                 raise RuntimeError("; ".join(errors))
         table = scores(course)

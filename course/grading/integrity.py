@@ -16,10 +16,11 @@ from pathlib import Path
 
 import nbformat
 
+from ..cassette import Cassette, CassetteError
+from . import markers
 from .authoring import INSTRUCTOR_TAG
-from .cassette import Cassette, CassetteError
-from .mutation import SOLUTION_BEGIN, SOLUTION_END
-from .pipeline import HIDDEN_BEGIN, HIDDEN_END, assignments, read_notebook
+from .markers import SOLUTION_BEGIN
+from .runner import assignments, read_notebook
 
 # Lines this short, or made only of these, say nothing about a solution.
 MIN_LEAK_CHARS = 20
@@ -36,22 +37,6 @@ class Problem:
         return f"{self.where}: {self.what}"
 
 
-def _split(source: str, regions: list[tuple[str, str]]) -> tuple[list[str], list[str]]:
-    """(lines inside the given regions, lines outside every region) of a cell."""
-    inside, outside, current = [], [], None
-    for line in source.split("\n"):
-        begin = next((r for r in regions if r[0] in line), None)
-        if current is None and begin is not None:
-            current = begin
-        elif current is not None and current[1] in line:
-            current = None
-        elif current is not None:
-            inside.append(line)
-        elif not any(marker in line for r in regions for marker in r):
-            outside.append(line)
-    return inside, outside
-
-
 def _norm(line: str) -> str | None:
     norm = " ".join(line.split())
     return norm if len(norm) >= MIN_LEAK_CHARS and not _TRIVIAL.match(norm) else None
@@ -61,14 +46,17 @@ def secret_lines(nb: nbformat.NotebookNode, solutions: bool = True) -> set[str]:
     """Non-trivial lines from inside the hidden-test regions of a notebook, and (unless
     ``solutions`` is false) from inside its solution regions. A line the notebook also
     shows in the open (a visible test repeating a call, say) is not a secret."""
-    regions = [(HIDDEN_BEGIN, HIDDEN_END)] + ([(SOLUTION_BEGIN, SOLUTION_END)] if solutions else [])
-    every = [(HIDDEN_BEGIN, HIDDEN_END), (SOLUTION_BEGIN, SOLUTION_END)]
+    regions = ("hidden", "solution") if solutions else ("hidden",)
     secret, public = set(), set()
-    for cell in nb.cells:
-        inside, _ = _split(cell.source, regions)
-        _, outside = _split(cell.source, every)
-        secret.update(n for n in map(_norm, inside) if n)
-        public.update(n for n in map(_norm, outside) if n)
+    for n, cell in enumerate(nb.cells):
+        for line in markers.split(cell.source, f"cell {cell.get('id', n)}"):
+            if line.marker:
+                continue
+            norm = _norm(line.text)
+            if norm and line.region in regions:
+                secret.add(norm)
+            elif norm and line.region is None:
+                public.add(norm)
     return secret - public
 
 

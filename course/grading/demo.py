@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from . import report
-from .pipeline import DEFAULT_JOBS, assignments
+from .runner import DEFAULT_JOBS, assignments
 from .verify import grade_samples
 
 

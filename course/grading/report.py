@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from .pipeline import GradeRun, NotebookScore
+from .grade import GradeRun, NotebookScore
 
 
 def _fmt(x: float | None) -> str:

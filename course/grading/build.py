@@ -1,0 +1,170 @@
+"""Build the generated folders: ``source/`` from ``authoring/``, ``release/`` with
+nbgrader's ``generate_assignment``, and ``solutions/`` by executing each solution.
+
+Each build either writes its folder or, with ``check=True``, lists what is out of date,
+which is how CI proves the committed folders match a fresh build.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from . import authoring, markers
+from .runner import (
+    DEFAULT_JOBS,
+    KERNEL_ARGS,
+    PipelineError,
+    last_error,
+    nbgrader,
+    parallel,
+    read_notebook,
+    scratch_course,
+    select,
+)
+
+
+def generate(course_dir: Path, assignment: str) -> None:
+    """``nbgrader generate_assignment``: the student version plus the gradebook entry."""
+    proc = nbgrader(course_dir, "generate_assignment", assignment, "--force")
+    if proc.returncode != 0:
+        raise PipelineError(f"generate_assignment {assignment} failed: {last_error(proc)}")
+
+
+def generate_all(course_dir: Path, names: Sequence[str], jobs: int = DEFAULT_JOBS) -> None:
+    """Generate several assignments. The first runs alone: it creates the gradebook, and
+    two processes creating the same SQLite schema at once collide."""
+    if names:
+        generate(course_dir, names[0])
+        parallel(lambda a: generate(course_dir, a), list(names[1:]), jobs)
+
+
+def _sync(target: Path, expected: dict[Path, bytes], check: bool) -> list[str]:
+    """Write ``expected`` files under ``target`` (or, with ``check``, list what differs)."""
+    problems = []
+    present = {p for p in target.rglob("*") if p.is_file()} if target.exists() else set()
+    for path, data in sorted(expected.items()):
+        if not path.is_file() or path.read_bytes() != data:
+            problems.append(f"{path} is out of date")
+            if not check:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_name(path.name + ".tmp")
+                tmp.write_bytes(data)
+                tmp.replace(path)
+    for stale in sorted(present - set(expected)):
+        if stale.name == "README.md" and stale.parent == target:
+            continue
+        problems.append(f"{stale} should not exist")
+        if not check:
+            stale.unlink()
+    return problems
+
+
+def build_sources(root: Path, check: bool = False) -> list[str]:
+    """authoring/*.py -> source/*.ipynb. Returns what was (or, with check, would be) changed."""
+    built = {p: t.encode() for p, t in authoring.build_all(root).items()}
+    # Files beside the notebooks (data an assignment ships) are not generated: keep them.
+    src = root / "source"
+    extras = [p for p in src.rglob("*") if p.is_file() and p.suffix != ".ipynb"] \
+        if src.exists() else []
+    built.update({p: p.read_bytes() for p in extras})
+    return _sync(src, built, check)
+
+
+def release(root: Path, which: Sequence[str] | None = None, check: bool = False,
+            jobs: int = DEFAULT_JOBS) -> list[str]:
+    """Generate every student version into ``release/`` (or check that it is up to date)."""
+    names = select(root, which)
+    course = scratch_course(root, names)
+    try:
+        generate_all(course, names, jobs)
+        expected = {
+            root / "release" / p.relative_to(course / "release"): p.read_bytes()
+            for p in (course / "release").rglob("*") if p.is_file()
+        }
+        if which:
+            expected.update(_untouched(root / "release", names))
+        return _sync(root / "release", expected, check)
+    finally:
+        shutil.rmtree(course, ignore_errors=True)
+
+
+def _untouched(folder: Path, names: Sequence[str]) -> dict[Path, bytes]:
+    """On a partial run, the files of the other assignments, to be left as they are."""
+    return {p: p.read_bytes() for p in folder.rglob("*")
+            if p.is_file() and p.relative_to(folder).parts[0] not in names}
+
+
+def refresh_gradebook(root: Path, names: Iterable[str]) -> None:
+    """Record the current source notebooks in the instructor gradebook (without touching
+    ``release/``), so autograde restores the right tests."""
+    with tempfile.TemporaryDirectory() as out:
+        for a in names:
+            proc = nbgrader(root, "generate_assignment", a, "--force",
+                            f"--CourseDirectory.release_directory={out}")
+            if proc.returncode != 0:
+                raise PipelineError(f"updating the gradebook for {a} failed: {last_error(proc)}")
+
+
+def solution_notebook(source_nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The instructor's solution: answers filled in, hidden tests removed, not yet executed."""
+    nb = nbformat.reads(nbformat.writes(source_nb), as_version=4)
+    for i, cell in enumerate(nb.cells):
+        where = f"cell {cell.get('id', i)}"
+        cell.source = markers.without(cell.source, drop=("hidden",), where=where)
+    return nb
+
+
+def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = 120) -> nbformat.NotebookNode:
+    """Run a notebook top to bottom offline (network guard on), raising on the first error."""
+    client = NotebookClient(
+        nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}},
+        extra_arguments=KERNEL_ARGS, record_timing=False, store_widget_state=False,
+    )
+    old = os.environ.get("MPLBACKEND")
+    os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
+    try:
+        client.execute()
+    finally:
+        if old is None:
+            os.environ.pop("MPLBACKEND", None)
+    # How stdout is cut into messages depends on timing; one output per stream is stable.
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = _coalesce(cell.outputs)
+    return nb
+
+
+def _coalesce(outputs: list) -> list:
+    merged: list = []
+    for out in outputs:
+        if (out.get("output_type") == "stream" and merged
+                and merged[-1].get("output_type") == "stream"
+                and merged[-1].get("name") == out.get("name")):
+            merged[-1]["text"] += out["text"]
+        else:
+            merged.append(out)
+    return merged
+
+
+def build_solutions(root: Path, which: Sequence[str] | None = None, check: bool = False,
+                    jobs: int = DEFAULT_JOBS) -> list[str]:
+    """Execute every solution notebook into ``solutions/`` (or check it is up to date)."""
+    names = select(root, which)
+    paths = [p for a in names for p in sorted((root / "source" / a).glob("*.ipynb"))]
+
+    def run(path: Path) -> tuple[Path, bytes]:
+        nb = execute(solution_notebook(read_notebook(path)), path.parent)
+        target = root / "solutions" / path.parent.name / path.name
+        return target, (nbformat.writes(nb) + "\n").encode()
+
+    expected = dict(parallel(run, paths, jobs))
+    if which:
+        expected.update(_untouched(root / "solutions", names))
+    return _sync(root / "solutions", expected, check)

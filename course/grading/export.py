@@ -1,0 +1,58 @@
+"""The student copy of the course: ``release/`` and the student side of the support package.
+
+``source/``, ``solutions/``, ``authoring/``, ``tests/`` and ``course/grading/`` stay behind:
+they hold the answers, the hidden tests and the instructor's tools.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+from .runner import PipelineError
+
+STUDENT_FILES = ("release", "course", "pyproject.toml", "environment.yml", "dev")
+INSTRUCTOR_ONLY = ("grading",)  # folders of course/ that stay with the instructor
+_JUNK = shutil.ignore_patterns("__pycache__", "*.egg-info", ".ipynb_checkpoints")
+
+
+def _ignore(folder: str, names: list[str]) -> set[str]:
+    skip = set(_JUNK(folder, names))
+    if Path(folder).name == "course":
+        skip |= {n for n in names if n in INSTRUCTOR_ONLY}
+    return skip
+
+
+STUDENT_README = """# Owning the Agent Loop (student copy)
+
+    ./dev lab
+
+opens JupyterLab. Your notebooks are in `release/`: each says at the top what you
+implement. Run the self-check cell, then **Validate**. Hidden tests grade more than the
+visible ones. Nothing needs an API key or the network.
+"""
+
+
+def export_student(root: Path, target: Path) -> list[Path]:
+    """Copy what a student needs (release/ and the student side of the support package)
+    into ``target``, a new or empty folder."""
+    if target.exists() and any(target.iterdir()):
+        raise PipelineError(f"{target} is not empty; export into a new folder")
+    staging = Path(tempfile.mkdtemp(prefix="student-", dir=target.parent
+                                    if target.parent.exists() else None))
+    try:
+        for name in STUDENT_FILES:
+            src = root / name
+            if src.is_dir():
+                shutil.copytree(src, staging / name, ignore=_ignore)
+            elif src.is_file():
+                shutil.copy2(src, staging / name)
+        (staging / "README.md").write_text(STUDENT_README, encoding="utf-8")
+        if target.exists():
+            target.rmdir()
+        staging.replace(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return sorted(p for p in target.rglob("*") if p.is_file())

@@ -1,0 +1,117 @@
+"""The one parser of nbgrader's ``### BEGIN/END`` regions in a cell's source.
+
+nbgrader's own ``ClearSolutions`` and ``ClearHiddenTests`` refuse a region that is nested
+in another or never closed; so does this parser. Every part of the course that needs to
+know which lines are answers or hidden tests (building solutions, filling a mutant's
+submission, the leak check, feedback scanning) calls :func:`split`, so they can never
+disagree about where a region starts or stops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SOLUTION_BEGIN = "### BEGIN SOLUTION"
+SOLUTION_END = "### END SOLUTION"
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
+
+#: Region name -> (begin marker, end marker).
+REGIONS: dict[str, tuple[str, str]] = {
+    "solution": (SOLUTION_BEGIN, SOLUTION_END),
+    "hidden": (HIDDEN_BEGIN, HIDDEN_END),
+}
+
+
+class MarkerError(ValueError):
+    """A cell whose regions nbgrader would reject: nested, unterminated or stray markers."""
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a cell: its text, its 1-based number, and the region it lies in.
+
+    ``region`` is ``"solution"``, ``"hidden"`` or ``None`` (visible); marker lines
+    themselves have ``marker=True`` and the region they open or close.
+    """
+
+    text: str
+    number: int
+    region: str | None
+    marker: bool = False
+
+
+def _marker(line: str) -> tuple[str, bool] | None:
+    """(region, is_begin) when the line is a marker line, else None."""
+    stripped = line.strip()
+    for name, (begin, end) in REGIONS.items():
+        if stripped == begin:
+            return name, True
+        if stripped == end:
+            return name, False
+    for name, (begin, end) in REGIONS.items():
+        if begin in line or end in line:
+            # nbgrader matches markers anywhere in a line; a marker with text around it
+            # would be honoured by nbgrader and missed by a strict equality test.
+            return name, begin in line
+    return None
+
+
+def split(source: str, where: str = "<cell>") -> list[Line]:
+    """Every line of ``source`` labelled with its region; raises :class:`MarkerError`.
+
+    ``where`` names the cell in error messages (for example ``"lab01.ipynb cell agent"``).
+    """
+    out: list[Line] = []
+    current: str | None = None
+    opened_at = 0
+    for n, text in enumerate(source.split("\n"), 1):
+        found = _marker(text)
+        if found is None:
+            out.append(Line(text, n, current))
+            continue
+        name, begin = found
+        if begin:
+            if current is not None:
+                raise MarkerError(f"{where}:{n}: {REGIONS[name][0]!r} inside the {current} "
+                                  f"region opened at line {opened_at}; regions cannot nest")
+            current, opened_at = name, n
+        else:
+            if current != name:
+                raise MarkerError(f"{where}:{n}: {REGIONS[name][1]!r} closes no open region")
+            current = None
+        out.append(Line(text, n, name, marker=True))
+    if current is not None:
+        raise MarkerError(f"{where}:{opened_at}: the {current} region opened here is never "
+                          f"closed; add {REGIONS[current][1]!r}")
+    return out
+
+
+def lines_in(source: str, region: str, where: str = "<cell>") -> list[str]:
+    """The lines inside every ``region`` region of ``source``, markers excluded."""
+    return [ln.text for ln in split(source, where) if ln.region == region and not ln.marker]
+
+
+def visible(source: str, where: str = "<cell>") -> list[str]:
+    """The lines outside every region, markers excluded."""
+    return [ln.text for ln in split(source, where) if ln.region is None]
+
+
+def without(source: str, drop: tuple[str, ...] = ("hidden",), *,
+            keep_markers_of: tuple[str, ...] = (), where: str = "<cell>") -> str:
+    """``source`` with the regions named in ``drop`` removed and every other marker line
+    dropped, except the markers of regions in ``keep_markers_of``."""
+    kept = [ln.text for ln in split(source, where)
+            if ln.region not in drop and (not ln.marker or ln.region in keep_markers_of)]
+    return "\n".join(kept)
+
+
+def answer_text(source: str, where: str = "<cell>") -> str:
+    """What a student who wrote the solution would have in the cell: the solution
+    markers dropped, the answer kept."""
+    return without(source, drop=(), keep_markers_of=("hidden",), where=where)
+
+
+def strip_hidden(source: str, where: str = "<cell>") -> str:
+    """The cell without its hidden-test regions (solution markers kept as they are)."""
+    return without(source, drop=("hidden",), keep_markers_of=("solution",), where=where)
