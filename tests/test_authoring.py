@@ -12,25 +12,25 @@ SCRIPT = '''# %% [markdown]
 # # Title
 # Some *prose*.
 
-# %% id=f kind=solution
+# %% id="f" kind="solution"
 def f(x):
     """Double x."""
     ### BEGIN SOLUTION
     return 2 * x
     ### END SOLUTION
 
-# %% id=f_doubles kind=tests points=2
+# %% id="f_doubles" kind="tests" points=2
 assert f(2) == 4
 ### BEGIN HIDDEN TESTS
 assert f(5) == 10
 ### END HIDDEN TESTS
 
-# %% [markdown] id=why kind=manual points=1
+# %% [markdown] id="why" kind="manual" points=1
 # ### BEGIN SOLUTION
 # Because.
 # ### END SOLUTION
 
-# %% [markdown] kind=instructor
+# %% [markdown] kind="instructor"
 # Ask the room.
 '''
 
@@ -54,16 +54,24 @@ def test_build_is_deterministic():
 
 
 @pytest.mark.parametrize(("header", "message"), [
-    ("# %% kind=solution", "needs an id="),
-    ("# %% id=x kind=tests", "needs positive points="),
-    ("# %% id=x kind=tests points=0", "needs positive points="),
-    ("# %% id=x kind=banana", "is not one of"),
-    ("# %% id=x kind=solution points=2", "only tests and manual cells carry points"),
-    ("# %% id=x kind=manual points=1", "a manual answer is a markdown cell"),
-    ("# %% [markdown] id=x kind=tests points=1", "is a code cell"),
-    ("# %% id=has.dot kind=solution", "must match"),
+    ('# %% kind="solution"', "needs an id="),
+    ('# %% id="x" kind="tests"', "needs positive points="),
+    ('# %% id="x" kind="tests" points=0', "must be a finite positive number"),
+    ('# %% id="x" kind="banana"', "is not one of"),
+    ('# %% id="x" kind="solution" points=2', "only tests and manual cells carry points"),
+    ('# %% id="x" kind="manual" points=1', "a manual answer is a markdown cell"),
+    ('# %% [markdown] id="x" kind="tests" points=1', "is a code cell"),
+    ('# %% id="has.dot" kind="solution"', "must match"),
     ("# %% color=red", "unknown header key"),
     ("# %% justaword", "expected key=value"),
+    ('# %% id="x" kind="tests" points=two', "is not a JSON value"),
+    ('# %% id="x" kind="tests" points=inf', "is not a JSON value"),
+    ('# %% id="x" kind="tests" points=1e999', "must be a finite positive number"),
+    ('# %% id="x" kind="tests" points=-1', "must be a finite positive number"),
+    ('# %% id="x" kind="tests" points="2"', "must be a finite positive number"),
+    ("# %% id=x kind=solution", "quote strings"),
+    ('# %% id=3 kind="solution"', "must be a quoted string"),
+    ('# %% id="x" id="y" kind="solution"', "given twice"),
 ])
 def test_bad_headers_name_the_line(header, message):
     with pytest.raises(AuthoringError, match=message) as info:
@@ -73,7 +81,7 @@ def test_bad_headers_name_the_line(header, message):
 
 def test_duplicate_ids_are_rejected():
     with pytest.raises(AuthoringError, match="already used at line 1"):
-        parse("# %% id=a kind=solution\n# %% id=a kind=tests points=1\n")
+        parse('# %% id="a" kind="solution"\n# %% id="a" kind="tests" points=1\n')
 
 
 def test_text_before_first_header_is_rejected():
@@ -100,3 +108,30 @@ def test_submission_fills_answers_and_applies_mutants():
 
 def test_answer_text_drops_only_marker_lines():
     assert answer_text("a\n    ### BEGIN SOLUTION\n    b\n    ### END SOLUTION") == "a\n    b"
+
+
+def test_the_script_path_is_recorded_in_the_notebook():
+    assert build(SCRIPT, "authoring/lab/lab.py").metadata["course"] == {
+        "generated_from": "authoring/lab/lab.py"}
+
+
+def test_jupytext_reads_every_authoring_script_into_the_cells_build_writes(root):
+    """The scripts open as notebooks in JupyterLab (jupytext): same cells, same metadata."""
+    jupytext = pytest.importorskip("jupytext")
+    scripts = sorted((root / "authoring").glob("*/*.py"))
+    assert scripts
+    for script in scripts:
+        text = script.read_text(encoding="utf-8")
+        ours = build(text, str(script))
+        theirs = jupytext.reads(text, fmt="py:percent")
+        assert len(theirs.cells) == len(ours.cells), script
+        for mine, read in zip(ours.cells, theirs.cells, strict=True):
+            assert read.cell_type == mine.cell_type, (script, mine.id)
+            assert read.source.strip() == mine.source.strip(), (script, mine.id)
+            meta = {k: v for k, v in read.metadata.items() if k in ("id", "kind", "points")}
+            assert "incorrectly_encoded_metadata" not in read.metadata, (script, mine.id)
+            grading = mine.metadata.get("nbgrader", {})
+            if grading.get("grade_id"):
+                assert meta.get("id") == grading["grade_id"], (script, mine.id)
+            if "points" in grading:
+                assert meta.get("points") == grading["points"], (script, mine.id)

@@ -199,7 +199,7 @@ print(f"{len(served)} model calls served; first request ~{sent_tokens[0]} tokens
 # `tool_use` is an answer". A truncated reply looks like an answer; a refusal may have no
 # text block at all.
 
-# %% id=agent kind=solution
+# %% id="agent" kind="solution"
 def agent(goal, tools, dispatch, *, client, max_steps=12):
     """Run the tool-calling loop for ``goal`` and return the model's final text.
 
@@ -258,7 +258,7 @@ print("model calls:", len(api.requests))
 #
 # One cell per property. Each builds its own fake, so it depends only on `agent`.
 
-# %% id=two_step_trace kind=tests points=2
+# %% id="two_step_trace" kind="tests" points=2
 from course.worlds import weather
 
 api = weather.two_step()
@@ -274,7 +274,7 @@ assert api.requests[0]["messages"][0]["content"] in (
     weather.GOAL, [{"type": "text", "text": weather.GOAL}]), "the first message must be the goal"
 ### END HIDDEN TESTS
 
-# %% id=all_blocks_kept kind=tests points=2
+# %% id="all_blocks_kept" kind="tests" points=2
 from course.worlds import weather
 
 api = weather.two_step()
@@ -289,7 +289,7 @@ assert kept[1]["id"] == "toolu_01CapitalFrance00000" and kept[0]["text"], (
     "the resent assistant turn must be the reply's own blocks, unchanged")
 ### END HIDDEN TESTS
 
-# %% id=parallel_results_one_message kind=tests points=2
+# %% id="parallel_results_one_message" kind="tests" points=2
 from course.worlds import weather
 
 api = weather.three_cities()
@@ -304,7 +304,7 @@ assert len(carriers) == 1, (
 assert len(weather.tool_results(api.requests[1])) == 3, "all three results belong in that message"
 ### END HIDDEN TESTS
 
-# %% id=every_id_answered kind=tests points=2
+# %% id="every_id_answered" kind="tests" points=2
 from course.worlds import weather
 
 
@@ -322,7 +322,7 @@ assert ids == ["toolu_01WeatherParis0000A", "toolu_01WeatherTokyo0000B",
     "nothing (the API rejects unanswered ids with a 400)")
 ### END HIDDEN TESTS
 
-# %% id=tool_error_as_data kind=tests points=2
+# %% id="tool_error_as_data" kind="tests" points=2
 from course.worlds import weather
 
 api = weather.typo_then_fix()
@@ -340,7 +340,7 @@ assert out == "It is 14C and raining in Paris.", (
     f"given the error, the model fixes the typo and answers; got {out!r}")
 ### END HIDDEN TESTS
 
-# %% id=max_tokens_fails_loudly kind=tests points=1
+# %% id="max_tokens_fails_loudly" kind="tests" points=1
 from course.worlds import weather
 
 api = weather.truncated()
@@ -356,7 +356,7 @@ assert out is None, (
     "but not an answer: raise RuntimeError")
 ### END HIDDEN TESTS
 
-# %% id=refusal_handled kind=tests points=1
+# %% id="refusal_handled" kind="tests" points=1
 from course.worlds import weather
 
 api = weather.refusal()
@@ -371,7 +371,7 @@ assert isinstance(out, str) and out.strip(), (
     f"return a short note saying the model declined, got {out!r}")
 ### END HIDDEN TESTS
 
-# %% id=step_cap kind=tests points=2
+# %% id="step_cap" kind="tests" points=2
 from course.cassette import ReplayMiss
 from course.worlds import weather
 
@@ -404,7 +404,7 @@ for cap in (5, 12):
 # mechanism, say why the API does not stop you, and give the number it costs on the
 # three-city question.
 
-# %% [markdown] id=why_one_message kind=manual points=3
+# %% [markdown] id="why_one_message" kind="manual" points=3
 # ### BEGIN SOLUTION
 # **Model answer.** The model predicts a continuation of the transcript it is shown. When
 # three parallel calls are answered in three messages, the transcript becomes a worked

@@ -231,7 +231,7 @@ print(f"smallest fraction that clears the 0.05 floor: {lowest:.3f}")
 #
 # ## Implement `call_with_retry`
 
-# %% id=call_with_retry kind=solution
+# %% id="call_with_retry" kind="solution"
 import random
 import time
 
@@ -339,7 +339,7 @@ else:
 # on `call_with_retry`. Cells that need randomness seed `random` first. Their thresholds
 # have wide margins, so a correct solution passes whatever random source it uses.
 
-# %% id=jitter_spreads_wakeups kind=tests points=2
+# %% id="jitter_spreads_wakeups" kind="tests" points=2
 import random
 import statistics
 
@@ -366,7 +366,7 @@ for k, waits in enumerate(world.waits_by_round(pooled)):
     assert min(waits) >= 0, "a wait cannot be negative"
 ### END HIDDEN TESTS
 
-# %% id=client_error_not_retried kind=tests points=2
+# %% id="client_error_not_retried" kind="tests" points=2
 import anthropic
 
 from course.clock import FakeSleep
@@ -407,7 +407,7 @@ assert late400.calls == 2, (
     f"503 then 400: expected 2 calls (retry the 503, stop at the 400), got {late400.calls}")
 ### END HIDDEN TESTS
 
-# %% id=retry_after_honoured kind=tests points=2
+# %% id="retry_after_honoured" kind="tests" points=2
 import random
 
 from course.clock import FakeSleep
@@ -449,7 +449,7 @@ for seed in range(10):
         "never jitter below the server's value")
 ### END HIDDEN TESTS
 
-# %% id=cap_holds kind=tests points=2
+# %% id="cap_holds" kind="tests" points=2
 import random
 
 import anthropic
@@ -483,7 +483,7 @@ for cap_s, attempts in ((60.0, 10), (5.0, 8), (60.0, 12)):
         f"(uncapped, retry 8 would wait 2**8 = 256 s)")
 ### END HIDDEN TESTS
 
-# %% id=transient_errors_back_off kind=tests points=2
+# %% id="transient_errors_back_off" kind="tests" points=2
 import anthropic
 
 from course.clock import FakeSleep
@@ -515,7 +515,7 @@ for name, reply in (("500", Reply.error(500)), ("503", Reply.error(503)),
     assert once.calls == 2, f"a {name} then success should be 2 calls, got {once.calls}"
 ### END HIDDEN TESTS
 
-# %% id=gives_up_with_last_error kind=tests points=1
+# %% id="gives_up_with_last_error" kind="tests" points=1
 import anthropic
 
 from course.clock import FakeSleep
@@ -556,7 +556,7 @@ except anthropic.APIError as wrong:
 assert ending.calls == 5, f"expected 5 calls, got {ending.calls}"
 ### END HIDDEN TESTS
 
-# %% id=max_attempts_respected kind=tests points=1
+# %% id="max_attempts_respected" kind="tests" points=1
 import anthropic
 
 from course.clock import FakeSleep
@@ -593,7 +593,7 @@ for budget, failing, expected in ((1, 5, 1), (3, 5, 3), (8, 20, 8), (3, 2, 3), (
 # test: the spread 30% jitter gives, and the 0.05 floor. Last, say why the jitter is added
 # *above* a `retry-after` value and never drawn below it.
 
-# %% [markdown] id=why_jitter kind=manual points=3
+# %% [markdown] id="why_jitter" kind="manual" points=3
 # ### BEGIN SOLUTION
 # **Model answer.** Every client computes the same wait from the same attempt number, so
 # every client wakes at the same instant. The herd arrives as one spike of 20 requests at

@@ -203,7 +203,7 @@ for lo, hi in [(10, 20), (10, 40)]:
 # of `None` counts as zero. `state` compares `.spent` with the limit. `guard` is what the
 # loop calls every turn.
 
-# %% id=price kind=solution
+# %% id="price" kind="solution"
 # PRICE[model] = {"in": USD per input token, "out": USD per output token}, for
 # claude-opus-5, claude-sonnet-5 and claude-haiku-4-5. Per token, not per MTok:
 # $5/MTok is 5 / 1_000_000 dollars per token. Name the two cache multipliers here too.
@@ -217,7 +217,7 @@ CACHE_WRITE = 1.25  # a normal prefill, plus storing the K and V vectors
 CACHE_READ = 0.10   # no prefill; only moving the stored K and V back
 ### END SOLUTION
 
-# %% id=budget kind=solution
+# %% id="budget" kind="solution"
 class BudgetExceeded(RuntimeError):
     """The hard stop: this run has spent its whole limit."""
 
@@ -349,7 +349,7 @@ plt.show()
 # One cell per property. Each builds its own scenario from `course.worlds.budget`, so it
 # depends only on `PRICE`, `BudgetExceeded` and `Budget`.
 
-# %% id=four_terms_to_the_cent kind=tests points=3
+# %% id="four_terms_to_the_cent" kind="tests" points=3
 from course.worlds.budget import WORKED_CALL, sdk_usage
 
 worked_cost = Budget(1.00).charge("claude-opus-5", sdk_usage(**WORKED_CALL))
@@ -403,7 +403,7 @@ assert math.isclose(_b.spent, 0.82 + 0.01 + 0.01 + 0.005 + 0.0008, abs_tol=1e-9)
     f"charges must add up in .spent: expected $0.8458, got ${_b.spent:.4f}")
 ### END HIDDEN TESTS
 
-# %% id=warning_fires_once kind=tests points=2
+# %% id="warning_fires_once" kind="tests" points=2
 from course.worlds.budget import sdk_usage
 
 b = Budget(1.00)
@@ -437,7 +437,7 @@ assert [i for i, _ in _sent] == [20], (
     "only (call 19 crosses 80% of $2.60), never repeated on later turns")
 ### END HIDDEN TESTS
 
-# %% id=hard_stop_partial_report kind=tests points=3
+# %% id="hard_stop_partial_report" kind="tests" points=3
 from course.worlds.budget import sdk_usage
 
 b = Budget(0.10)
@@ -476,7 +476,7 @@ assert len(_report["done"]) == 11 and "INV-12" in _report["missing"], (
 assert _spent_by.state == "stop" and _spent_by.spent >= 1.00
 ### END HIDDEN TESTS
 
-# %% id=by_model_sums_to_spent kind=tests points=2
+# %% id="by_model_sums_to_spent" kind="tests" points=2
 from course.worlds.budget import routed_run
 
 b = Budget(5.00)
@@ -497,7 +497,7 @@ assert math.isclose(sum(b.by_model.values()), b.spent, abs_tol=1e-12), (
     f"by_model sums to {sum(b.by_model.values())}, .spent is {b.spent}")
 ### END HIDDEN TESTS
 
-# %% id=quadratic_growth kind=tests points=2
+# %% id="quadratic_growth" kind="tests" points=2
 from course.worlds.budget import run_turns
 
 growth = {}
@@ -519,7 +519,7 @@ assert math.isclose(growth[10] - _chapter_approx_10, 5e-6 * 7_500, abs_tol=1e-9)
     "10 turns: the chapter's a*n^2/2 (135,000 tokens) undercounts by a*n/2 = 7,500 tokens")
 ### END HIDDEN TESTS
 
-# %% id=tail_row_a93 kind=tests points=1
+# %% id="tail_row_a93" kind="tests" points=1
 from course.worlds.budget import TAIL_ROWS, sdk_usage
 
 rows = {task: Budget(100.0).charge("claude-opus-5", sdk_usage(i, o))
@@ -538,14 +538,14 @@ _b.charge("claude-opus-5", sdk_usage(1_904_000, 16_400))
 assert _b.state == "stop", f"on a $2.00 budget the a93 run is far past the stop, got {_b.state!r}"
 ### END HIDDEN TESTS
 
-# %% [markdown] kind=readonly id=explain_prompt
+# %% [markdown] kind="readonly" id="explain_prompt"
 # ## Explain
 #
 # Why can neither a prompt ("be economical") nor a budget set before the run replace a ledger
 # updated after every call? And why does the guard need **both** the 80% note and the hard
 # stop? Use this lab's numbers: the 10- and 20-turn spend, and the a93 row.
 
-# %% [markdown] id=explain_two_mechanisms kind=manual points=3
+# %% [markdown] id="explain_two_mechanisms" kind="manual" points=3
 # ### BEGIN SOLUTION
 # **Model answer.** The model cannot see its spend. `usage` is computed on the server after
 # each reply and returned to the harness, never to the model, so "be economical" asks it to

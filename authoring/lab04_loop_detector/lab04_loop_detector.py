@@ -216,7 +216,7 @@ except TypeError as exc:
 # short string that is the same for equal content, whatever the key order, and that does
 # not fail on values JSON cannot encode. `hashlib` and `json` are enough.
 
-# %% id=loop_guard kind=solution
+# %% id="loop_guard" kind="solution"
 import hashlib
 import json
 from collections import Counter
@@ -371,7 +371,7 @@ print(f"\nthe guard cut the stuck run's bill {unguarded_usd / runs['deaf'].usd:.
 #
 # One cell per property. Each shows a line or two; the grading runs more cases.
 
-# %% id=repeat_trips_on_fourth_call kind=tests points=2
+# %% id="repeat_trips_on_fourth_call" kind="tests" points=2
 guard = LoopGuard()
 assert guard.check("get_order", {"id": "A-17"}, {"t": 0}) is None, \
     "a first call can never be a repeat"
@@ -395,7 +395,7 @@ assert _out5 == [False] * 5 + [True], (
     "use the repeat argument, not a hard-coded 3")
 ### END HIDDEN TESTS
 
-# %% id=cycle_caught_by_state_only kind=tests points=2
+# %% id="cycle_caught_by_state_only" kind="tests" points=2
 guard = LoopGuard()
 assert guard.check("read_file", {"path": "a.txt"}, {"a.txt": 1}) is None, \
     "a first state can never be a cycle"
@@ -422,7 +422,7 @@ assert _out == [False] * 4 + [True], (
     f"with cycle=4 the fifth identical state must be the first to trip, got {_out}")
 ### END HIDDEN TESTS
 
-# %% id=stall_counts_from_best kind=tests points=2
+# %% id="stall_counts_from_best" kind="tests" points=2
 guard = LoopGuard()
 assert guard.check("run_tests", {}, {"rev": 0}, progress=10.0) is None, \
     "a first progress reading can never be a stall"
@@ -451,7 +451,7 @@ assert all(v is None for v in _inch), (
     "tripped; any new best must reset the count")
 ### END HIDDEN TESTS
 
-# %% id=nudge_before_halt kind=tests points=3
+# %% id="nudge_before_halt" kind="tests" points=3
 guard = LoopGuard()
 assert guard.halted is False, "a new guard must not start halted"
 ### BEGIN HIDDEN TESTS
@@ -495,7 +495,7 @@ assert _rep.tool_calls <= 8, (
     f"the deaf model made {_rep.tool_calls} tool calls before the guard stopped it")
 ### END HIDDEN TESTS
 
-# %% id=step_cap_halts_without_raising kind=tests points=2
+# %% id="step_cap_halts_without_raising" kind="tests" points=2
 guard = LoopGuard(max_steps=1)
 assert guard.check("ping", {}, {"n": 0}) is None, "the first of max_steps=1 calls is allowed"
 ### BEGIN HIDDEN TESTS
@@ -522,7 +522,7 @@ except Exception as _exc:
 assert _g.halted and isinstance(_cap, str), "call 41 must halt with the default max_steps=40"
 ### END HIDDEN TESTS
 
-# %% id=no_false_positive_on_progress kind=tests points=2
+# %% id="no_false_positive_on_progress" kind="tests" points=2
 guard = LoopGuard()
 assert guard.check("tool_0", {"i": 0}, {"step": 0}, progress=0.0) is None
 ### BEGIN HIDDEN TESTS
@@ -542,7 +542,7 @@ assert all(v is None for v in _searches) and _g.trips == 0, (
     "arguments, not only the tool name")
 ### END HIDDEN TESTS
 
-# %% id=fingerprint_ignores_key_order kind=tests points=1
+# %% id="fingerprint_ignores_key_order" kind="tests" points=1
 guard = LoopGuard()
 assert guard.check("search_docs", {"q": "refunds", "limit": 5}, {"step": 0}) is None
 ### BEGIN HIDDEN TESTS
@@ -571,7 +571,7 @@ assert _trace(_shuffled) == _trace(_frozen), (
     "the same state with its keys in a different order was counted as a different state")
 ### END HIDDEN TESTS
 
-# %% id=unserialisable_args_handled kind=tests points=1
+# %% id="unserialisable_args_handled" kind="tests" points=1
 guard = LoopGuard()
 assert guard.check("ping", {"n": 1}, {"ok": True}) is None
 ### BEGIN HIDDEN TESTS
@@ -606,7 +606,7 @@ assert _odd == _plain, (
     f"same calls with plain values tripped as {_plain}")
 ### END HIDDEN TESTS
 
-# %% [markdown] kind=readonly id=explain_prompt
+# %% [markdown] kind="readonly" id="explain_prompt"
 # ## Explain (3 points, graded by hand)
 #
 # In four to six sentences: why does the guard send a nudge before it halts, and why is
@@ -614,7 +614,7 @@ assert _odd == _plain, (
 # the next forward pass) and use numbers from this notebook's runs: the unguarded run
 # against the deaf and the listening models.
 
-# %% [markdown] id=explain_guard kind=manual points=3
+# %% [markdown] id="explain_guard" kind="manual" points=3
 # ### BEGIN SOLUTION
 # **Model answer.** Every lap appends a (call, result) pair that the next forward pass
 # reads, so after three identical pairs the transcript is a few-shot example of repeating
@@ -641,7 +641,7 @@ assert _odd == _plain, (
 # * No point for restating the question ("the guard stops loops") without a mechanism.
 # ### END SOLUTION
 
-# %% [markdown] kind=instructor
+# %% [markdown] kind="instructor"
 # **For the lecturer.** Live-code `check` in the order of the table at the top: step cap,
 # identical call, frozen state, stall. Run section 2's shapes after each signal and watch
 # one more column fill in. The first mutant in `tests/mutants/lab04_loop_detector.py`

@@ -256,7 +256,7 @@ for size in (100, 1000):
 # Growing a numpy array one row at a time copies it every time, so keep spare room
 # (double it when full); `float32` halves the bytes each lookup reads.
 
-# %% id=semantic_cache kind=solution
+# %% id="semantic_cache" kind="solution"
 import time
 
 import numpy as np
@@ -365,7 +365,7 @@ class SemanticCache:
 # * **identifiers**: the question or the answer contains an order, invoice, ticket or
 #   account number: a run of 4 or more digits ("order 48213", "INV-20931", "#5521").
 
-# %% id=cacheable kind=solution
+# %% id="cacheable" kind="solution"
 import re
 
 
@@ -396,7 +396,7 @@ def cacheable(q, a):
 # first zero is the top of the grid, there is nothing safe to return: raise `ValueError`
 # saying the grid must be extended.
 
-# %% id=pick_threshold kind=solution
+# %% id="pick_threshold" kind="solution"
 def pick_threshold(rows):
     """One notch above the lowest threshold in ``rows`` whose false_hits is 0.
 
@@ -494,7 +494,7 @@ print(f"{len(traffic)} requests, {len(api.requests)} model calls, "
 # One cell per property. Each builds its own cache on a fake clock, so it depends only on
 # the names in the API block at the top.
 
-# %% id=tenant_isolation kind=tests points=2
+# %% id="tenant_isolation" kind="tests" points=2
 from course.clock import FakeClock
 from course.worlds import semantic_cache as sc
 
@@ -525,7 +525,7 @@ assert cache.get("What payment methods do you accept?") == "Cards and bank trans
     "namespace defaults to 'default' for both put and get")
 ### END HIDDEN TESTS
 
-# %% id=ttl_expiry kind=tests points=2
+# %% id="ttl_expiry" kind="tests" points=2
 from course.clock import FakeClock
 from course.worlds import semantic_cache as sc
 
@@ -565,7 +565,7 @@ assert minute.get("What payment methods do you accept?") is None, (
     "ttl=60 was ignored: an entry 61 s old was served")
 ### END HIDDEN TESTS
 
-# %% id=cacheable_filter kind=tests points=2
+# %% id="cacheable_filter" kind="tests" points=2
 assert cacheable("what is my balance", "$12.40") is False, (
     "'what is my balance' is specific to one user; storing it serves their balance to the "
     "next person who asks")
@@ -595,7 +595,7 @@ for asked in allow:
         "answer is exactly what the cache is for")
 ### END HIDDEN TESTS
 
-# %% id=hit_miss_counters kind=tests points=2
+# %% id="hit_miss_counters" kind="tests" points=2
 from course.clock import FakeClock
 from course.worlds import semantic_cache as sc
 
@@ -624,7 +624,7 @@ assert abs(cache.hit_rate - 0.5) < 1e-12, (
     f"hit_rate={cache.hit_rate}; 3 hits in 6 lookups is 0.5 (hits / (hits + misses))")
 ### END HIDDEN TESTS
 
-# %% id=default_threshold kind=tests points=1
+# %% id="default_threshold" kind="tests" points=1
 from course.clock import FakeClock
 from course.worlds import semantic_cache as sc
 
@@ -654,7 +654,7 @@ for stored_q, asked_q in [("How do I export my data to CSV?", "How do I export m
         f"{asked_q!r} vs {stored_q!r} has cosine above 0.99 and must hit at the 0.98 default")
 ### END HIDDEN TESTS
 
-# %% id=threshold_from_sweep kind=tests points=2
+# %% id="threshold_from_sweep" kind="tests" points=2
 from course.clock import FakeClock
 from course.worlds import semantic_cache as sc
 from course.worlds.semantic_cache import SweepRow
@@ -693,7 +693,7 @@ assert slipped == [], (
     f"at the picked threshold {picked} the cache still served near misses {slipped}")
 ### END HIDDEN TESTS
 
-# %% id=vectorised_lookup kind=tests points=2
+# %% id="vectorised_lookup" kind="tests" points=2
 from course.clock import FakeClock
 from course.worlds import semantic_cache as sc
 
@@ -719,7 +719,7 @@ assert large - small < 200, (
     "with a single matrix-vector product (and evict expired rows with an array mask)")
 ### END HIDDEN TESTS
 
-# %% id=normalises_vectors kind=tests points=2
+# %% id="normalises_vectors" kind="tests" points=2
 from course.clock import FakeClock
 from course.worlds import semantic_cache as sc
 
@@ -761,7 +761,7 @@ assert same == "Yes, with AES-256.", (
 # deploy and why one notch above the first zero, and what that threshold costs in hit rate.
 # Name the mechanism that makes near misses dangerous.
 
-# %% [markdown] id=why_this_threshold kind=manual points=3
+# %% [markdown] id="why_this_threshold" kind="manual" points=3
 # ### BEGIN SOLUTION
 # **Model answer.** An embedding compresses a sentence to its gist; swapping a date, an
 # amount or a name barely moves it, so near misses score as high as true rewordings and a

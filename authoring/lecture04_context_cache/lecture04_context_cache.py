@@ -34,7 +34,7 @@
 #
 # Everything runs offline: the model is a scripted fake behind the real Anthropic SDK.
 
-# %% [markdown] kind=instructor
+# %% [markdown] kind="instructor"
 # ### Instructor notes — plan for the 75 minutes
 #
 # | min | segment | what to protect |
@@ -86,7 +86,7 @@ print("tools:", [t["name"] for t in cc.TOOLS])
 # fitting has made decision 1 for you, and the result is a confident wrong answer, not an
 # error. Write it yourself, in the cell below, and label each decision where it is made.
 
-# %% [markdown] kind=instructor
+# %% [markdown] kind="instructor"
 # ### Instructor notes — §4.1 (12 minutes)
 #
 # **Board.** Type the loop into the `run_loop` stub in front of the room, one line at a
@@ -103,7 +103,7 @@ print("tools:", [t["name"] for t in cc.TOOLS])
 #
 # **Short on time.** Skip the framework-defaults aside; keep the four labels.
 
-# %% id=run_loop kind=solution
+# %% id="run_loop" kind="solution"
 def run_loop(task, *, client, tools, dispatch, max_steps=8):
     """Run the agent loop on ``task`` and return the model's final text.
 
@@ -153,7 +153,7 @@ for n, body in enumerate(api.requests, 1):
     print(f"request {n}: {len(body['messages'])} messages, "
           f"~{token_counter.request_tokens(body):,} input tokens")
 
-# %% id=loop_runs_on_fake kind=tests points=2
+# %% id="loop_runs_on_fake" kind="tests" points=2
 from course.worlds import context_cache as cc
 
 api = cc.docs_api()
@@ -248,7 +248,7 @@ print(f"invoices created: {len(book.rows)}; customer billed {book.charged('c-17'
 # Two charges on one card. In §4.5 you build the fix: a request key, minted when the call is
 # issued and stored in the transcript, that the write deduplicates on.
 
-# %% [markdown] kind=instructor
+# %% [markdown] kind="instructor"
 # ### Instructor notes — §4.2 (10 minutes)
 #
 # **Board.** Put only the weak schema up; take three fixes from the room; then reveal the good
@@ -393,7 +393,7 @@ print(f"loop {sum(prompts):,} + compaction {sum(made.values()):,} = "
 # `cc.summarize(history, target)` returns one summary entry whose `"usage"` records the
 # model call it stands for.
 
-# %% id=tokens kind=solution
+# %% id="tokens" kind="solution"
 from course.tokens import count as count_tokens
 
 
@@ -413,7 +413,7 @@ def tokens(entries):
     return total
     ### END SOLUTION
 
-# %% id=keep_until_full kind=solution
+# %% id="keep_until_full" kind="solution"
 from course.worlds.context_cache import Budget, ContextOverflow
 
 
@@ -426,7 +426,7 @@ def assemble_keep_until_full(transcript, budget):
     return list(transcript)
     ### END SOLUTION
 
-# %% id=sliding_window kind=solution
+# %% id="sliding_window" kind="solution"
 def assemble_sliding_window_pinned(transcript, budget, W=3000):
     """Pin transcript[:2]; of the rest keep the newest entries whose total is at most W.
 
@@ -440,7 +440,7 @@ def assemble_sliding_window_pinned(transcript, budget, W=3000):
     return pinned + history
     ### END SOLUTION
 
-# %% id=summarize_and_compact kind=solution
+# %% id="summarize_and_compact" kind="solution"
 def assemble_summarize_and_compact(transcript, budget, trigger=3000, target=500, *, summarize):
     """Pin transcript[:2]. If the rest is strictly over ``trigger`` tokens, replace it with
     ``summarize(rest, target)`` IN THE TRANSCRIPT (so the compaction persists), then send
@@ -454,7 +454,7 @@ def assemble_summarize_and_compact(transcript, budget, trigger=3000, target=500,
     return pinned + history
     ### END SOLUTION
 
-# %% id=ledger kind=solution
+# %% id="ledger" kind="solution"
 from course.worlds.context_cache import (
     Eviction,
     LedgerReport,
@@ -689,7 +689,7 @@ panel = cc.build_panel(ledger=ledger, keep=assemble_keep_until_full,
                        compact=assemble_summarize_and_compact)
 panel.show()
 
-# %% [markdown] kind=instructor
+# %% [markdown] kind="instructor"
 # ### Instructor notes — §4.3 (20 minutes: the centrepiece)
 #
 # **Board.** Three columns, *policy | evicts first | gives up*, filled live with the five
@@ -718,7 +718,7 @@ panel.show()
 #
 # One cell per property. Each builds its own session from `course.worlds.context_cache`.
 
-# %% id=tokens_sums_entries kind=tests points=1
+# %% id="tokens_sums_entries" kind="tests" points=1
 from course.worlds import context_cache as cc
 
 assert tokens([]) == 0, "an empty context holds 0 tokens"
@@ -731,7 +731,7 @@ assert tokens([msg, msg]) == 20, (
     "course.tokens.count on its content: 40 characters are 10 tokens")
 ### END HIDDEN TESTS
 
-# %% id=keep_until_full_policy kind=tests points=2
+# %% id="keep_until_full_policy" kind="tests" points=2
 from course.worlds import context_cache as cc
 
 pre = cc.preamble_entries(2_000)
@@ -774,7 +774,7 @@ assert died == 35 and sizes[-1] == 16_200, (
     "send 16,600")
 ### END HIDDEN TESTS
 
-# %% id=window_pins_preamble kind=tests points=2
+# %% id="window_pins_preamble" kind="tests" points=2
 from course.worlds import context_cache as cc
 
 t = cc.preamble_entries(2_000) + [cc.step_entry(k, 700) for k in range(1, 7)]
@@ -794,7 +794,7 @@ for turn in range(1, 21):
     seq.append(cc.step_entry(turn, 300))
 ### END HIDDEN TESTS
 
-# %% id=window_strict_threshold kind=tests points=2
+# %% id="window_strict_threshold" kind="tests" points=2
 from course.worlds import context_cache as cc
 
 
@@ -816,7 +816,7 @@ assert len(kept_history(ten, 3_000)) == 10, (
     "ten turns of 300 tokens are exactly W=3,000 and all stay (the window binds at turn 12)")
 ### END HIDDEN TESTS
 
-# %% id=window_figures kind=tests points=2
+# %% id="window_figures" kind="tests" points=2
 from course.worlds import context_cache as cc
 
 
@@ -846,7 +846,7 @@ assert last_seen == 13, (
     "rides through turn 13 and is evicted at turn 14")
 ### END HIDDEN TESTS
 
-# %% id=compaction_persists kind=tests points=2
+# %% id="compaction_persists" kind="tests" points=2
 from course.worlds import context_cache as cc
 
 summ = cc.CountingSummarizer()
@@ -871,7 +871,7 @@ assemble_summarize_and_compact(under, cc.Budget(), trigger=3_000, target=500, su
 assert len(summ.calls) == 1, "exactly 3,000 tokens is not over a 3,000 trigger"
 ### END HIDDEN TESTS
 
-# %% id=compaction_figures kind=tests points=2
+# %% id="compaction_figures" kind="tests" points=2
 from course.worlds import context_cache as cc
 
 
@@ -902,7 +902,7 @@ assert len(calls) == 2 and calls[1] == 3_200, (
     f"a 21-turn run compacts again at turn 21 (500 + 9 x 300 = 3,200 > 3,000); got {calls}")
 ### END HIDDEN TESTS
 
-# %% id=ledger_prompt_before_append kind=tests points=2
+# %% id="ledger_prompt_before_append" kind="tests" points=2
 from course.worlds import context_cache as cc
 
 rep = ledger(lambda transcript, budget: list(transcript), preamble=2_000, per_turn=300, turns=1)
@@ -926,7 +926,7 @@ assert rep.cumulative == 6_900 and rep.held == 2_600, (
     f"cumulative {rep.cumulative}, held {rep.held}; expected 6,900 and 2,600")
 ### END HIDDEN TESTS
 
-# %% id=ledger_notes_session kind=tests points=3
+# %% id="ledger_notes_session" kind="tests" points=3
 from course.worlds import context_cache as cc
 
 rep = ledger(lambda transcript, budget: list(transcript), preamble=2_000, per_turn=300, turns=20)
@@ -994,7 +994,7 @@ for P, a, n in [(1_500, 250, 37), (500, 1_000, 9), (0, 50, 1)]:
     assert got == n * P + a * n * (n - 1) // 2, f"closed form n*P + a*n(n-1)/2 fails at {P, a, n}"
 ### END HIDDEN TESTS
 
-# %% id=ledger_spikes_and_caps kind=tests points=2
+# %% id="ledger_spikes_and_caps" kind="tests" points=2
 from course.worlds import context_cache as cc
 
 rep = ledger(lambda transcript, budget: list(transcript), preamble=2_000, per_turn=300, turns=20,
@@ -1077,7 +1077,7 @@ print(f"\npaid for isolation: {fresh:,} tokens of re-sent preambles; bought: the
 # generated while it runs** — and the right words for it are scheduling words: dependencies,
 # critical path, placement.
 
-# %% [markdown] kind=instructor
+# %% [markdown] kind="instructor"
 # ### Instructor notes — §4.4 (9 minutes)
 #
 # **Board.** Draw the four-way fan-out with its join. Circle the join and ask for the
@@ -1184,7 +1184,7 @@ for world in cc.TIMEOUT_WORLDS:
 # `tool(**entry["input"])` at most once per `entry["request_key"]`, remembering each
 # key's result in `table` (a durable dict that outlives the agent process).
 
-# %% id=retry_allowed kind=solution
+# %% id="retry_allowed" kind="solution"
 from course.worlds.context_cache import CRASHED_MID_WRITE, TERMINAL_STATES, TIMEOUT
 
 
@@ -1205,7 +1205,7 @@ def retry_allowed(state, *, idempotent):
     return False                    # ok needs no retry; an error goes back to the model
     ### END SOLUTION
 
-# %% id=request_key kind=solution
+# %% id="request_key" kind="solution"
 def with_request_key(tool, *, table):
     """Wrap the write ``tool`` so that each request key commits at most once.
 
@@ -1249,7 +1249,7 @@ print("and a timeout on a keyless write is not retried:",
       cc.call_with_policy(cc.Link(cc.keyless(book.post_invoice), [cc.RESPONSE_LOST]), entry,
                           retry_allowed=retry_allowed, idempotent=False)["result"])
 
-# %% [markdown] kind=instructor
+# %% [markdown] kind="instructor"
 # ### Instructor notes — §4.5 (14 minutes)
 #
 # **Board.** Two lines first: "stopping condition = safety property" and "transcript =
@@ -1271,7 +1271,7 @@ print("and a timeout on a keyless write is not retried:",
 # **Short on time.** Drop the append-then-commit window; compress the state machine to the
 # timeout box; keep "transcript is the state" and the two bounds.
 
-# %% id=retry_allowed_states kind=tests points=2
+# %% id="retry_allowed_states" kind="tests" points=2
 from course.worlds import context_cache as cc
 
 assert not retry_allowed(cc.TIMEOUT, idempotent=False), (
@@ -1298,7 +1298,7 @@ for fate in cc.TIMEOUT_WORLDS:
         f"{len(billing.rows)} invoices; never retry a timeout without idempotency")
 ### END HIDDEN TESTS
 
-# %% id=request_key_dedup kind=tests points=2
+# %% id="request_key_dedup" kind="tests" points=2
 import random
 
 from course.worlds import context_cache as cc
@@ -1350,7 +1350,7 @@ assert len(book.rows) == 2, "a NEW call (a new key) with the same arguments is a
 # state against the state machine above, and name the one interface change that makes the
 # question easy, and what that change costs.
 
-# %% [markdown] id=post_invoice_policy kind=manual points=4
+# %% [markdown] id="post_invoice_policy" kind="manual" points=4
 # ### BEGIN SOLUTION
 # **Model answer.** The 5 s timeout is below the 8 s p99, so *more* than 1% of calls time
 # out, and many of those have already committed (or will): blind retrying duplicates on the
@@ -1384,7 +1384,7 @@ assert len(book.rows) == 2, "a NEW call (a new key) with the same arguments is a
 # user stated in turn 3, which fails worse: keep-until-full or the W = 4,000 window? Argue from
 # the eviction log and the overflow turn you computed above.
 
-# %% [markdown] id=silent_versus_abrupt kind=manual points=2
+# %% [markdown] id="silent_versus_abrupt" kind="manual" points=2
 # ### BEGIN SOLUTION
 # **Model answer.** The window fails worse. It holds ten turns of 400 tokens, so turn 3's
 # constraint is sent through turn 13 and evicted at turn 14; from then on every answer is
@@ -1400,7 +1400,7 @@ assert len(book.rows) == 2, "a NEW call (a new key) with the same arguments is a
 #   handled (only the eviction log shows it).
 # ### END SOLUTION
 
-# %% [markdown] kind=instructor
+# %% [markdown] kind="instructor"
 # ### Instructor notes — the assignment briefing (5 minutes)
 #
 # Say the deadlines out loud, including the turnaround where one assignment is due on a

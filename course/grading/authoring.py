@@ -4,22 +4,25 @@ Notebooks are source code, so they are written as text (``authoring/<assignment>
 and converted to ``source/<assignment>/<name>.ipynb`` with the nbgrader metadata filled
 in. A cell starts with a header line::
 
-    # %%                                       plain code
-    # %% [markdown]                            prose; lines carry a leading "# "
-    # %% id=agent kind=solution                the student's answer cell (autograded answer)
-    # %% id=two_step_trace kind=tests points=2 an autograder test cell
-    # %% [markdown] id=why_one_message kind=manual points=3
-    #                                          a written answer, graded by hand
-    # %% [markdown] kind=readonly              locked context (e.g. a question's prompt)
-    # %% [markdown] kind=instructor            in source and solutions, never released
+    # %%                                           plain code
+    # %% [markdown]                                prose; lines carry a leading "# "
+    # %% id="agent" kind="solution"                the student's answer cell
+    # %% id="two_step_trace" kind="tests" points=2 an autograder test cell
+    # %% [markdown] id="why_one_message" kind="manual" points=3
+    #                                              a written answer, graded by hand
+    # %% [markdown] kind="readonly"                locked context (e.g. a question's prompt)
+    # %% [markdown] kind="instructor"              in source and solutions, never released
 
+Header values are JSON, as in jupytext's percent format (strings quoted, numbers bare), so
+jupytext and JupyterLab open the scripts as notebooks with the same cells and metadata.
 Grading metadata lives only in the header, so nobody edits nbgrader JSON by hand.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,6 +33,8 @@ INSTRUCTOR_TAG = "instructor"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 _HEADER = re.compile(r"^# %%(?P<md> \[markdown\])?(?P<rest>.*)$")
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_PAIR = re.compile(r'\s*([A-Za-z_]\w*)=("(?:[^"\\]|\\.)*"|[^\s"]+)')
+KEYS = ("id", "kind", "points")
 
 
 class AuthoringError(ValueError):
@@ -59,22 +64,8 @@ def parse(text: str, source: str = "<script>") -> list[CellSpec]:
             cells[-1].lines.append(line)
             continue
         spec = CellSpec(markdown=bool(m.group("md")), line_no=n)
-        for token in shlex.split(m.group("rest")):
-            key, sep, value = token.partition("=")
-            if not sep:
-                raise AuthoringError(f"{source}:{n}: expected key=value, got {token!r}")
-            if key == "id":
-                if not _ID.match(value):
-                    raise AuthoringError(f"{source}:{n}: id {value!r} must match {_ID.pattern}")
-                spec.id = value
-            elif key == "kind":
-                if value not in KINDS:
-                    raise AuthoringError(f"{source}:{n}: kind {value!r} is not one of {KINDS}")
-                spec.kind = value
-            elif key == "points":
-                spec.points = float(value)
-            else:
-                raise AuthoringError(f"{source}:{n}: unknown header key {key!r}")
+        for key, value in _pairs(m.group("rest"), f"{source}:{n}").items():
+            setattr(spec, key, value)
         _check(spec, source)
         cells.append(spec)
     seen: dict[str, int] = {}
@@ -85,6 +76,41 @@ def parse(text: str, source: str = "<script>") -> list[CellSpec]:
                     f"{source}:{c.line_no}: id {c.id!r} already used at line {seen[c.id]}")
             seen[c.id] = c.line_no
     return cells
+
+
+def _pairs(rest: str, where: str) -> dict[str, object]:
+    """The ``key=value`` pairs of a header, each value checked for its key."""
+    out: dict[str, object] = {}
+    pos = 0
+    rest = rest.rstrip()
+    while pos < len(rest):
+        m = _PAIR.match(rest, pos)
+        if not m:
+            raise AuthoringError(f"{where}: expected key=value pairs, got {rest[pos:].strip()!r}")
+        key, raw = m.groups()
+        pos = m.end()
+        if key not in KEYS:
+            raise AuthoringError(f"{where}: unknown header key {key!r}; known: {KEYS}")
+        if key in out:
+            raise AuthoringError(f"{where}: {key}= given twice")
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            raise AuthoringError(f"{where}: {key}={raw} is not a JSON value; quote strings "
+                                 f'as {key}="{raw}"') from None
+        if key == "points":
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not math.isfinite(value) or value <= 0:
+                raise AuthoringError(f"{where}: points={raw} must be a finite positive number")
+            value = float(value)
+        elif not isinstance(value, str):
+            raise AuthoringError(f'{where}: {key}={raw} must be a quoted string, e.g. {key}="x"')
+        elif key == "id" and not _ID.match(value):
+            raise AuthoringError(f"{where}: id {value!r} must match {_ID.pattern}")
+        elif key == "kind" and value not in KINDS:
+            raise AuthoringError(f"{where}: kind {value!r} is not one of {KINDS}")
+        out[key] = value
+    return out
 
 
 def _check(spec: CellSpec, source: str) -> None:
@@ -133,7 +159,8 @@ def _num(points: float | None) -> float | int:
 
 
 def build(text: str, source: str = "<script>") -> nbformat.NotebookNode:
-    """The nbgrader master notebook for a percent script."""
+    """The nbgrader master notebook for a percent script (``source`` names it, and is
+    recorded in the notebook's metadata as the file that generated it)."""
     cells = []
     for n, spec in enumerate(parse(text, source)):
         body = _body(spec)
@@ -150,6 +177,8 @@ def build(text: str, source: str = "<script>") -> nbformat.NotebookNode:
         cells.append(cell)
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    if source != "<script>":
+        nb.metadata["course"] = {"generated_from": source}
     nbformat.validate(nb)
     return nb
 
