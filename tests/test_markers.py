@@ -30,8 +30,10 @@ def test_answer_text_and_strip_hidden():
                                                           "assert f(1) == 2"]
     assert "### BEGIN HIDDEN TESTS" in markers.answer_text(CELL)
     stripped = markers.strip_hidden(CELL)
-    assert "f(5)" not in stripped and "HIDDEN" not in stripped and "BEGIN SOLUTION" in stripped
-    assert markers.without(CELL, drop=("hidden",)) == "def f(x):\n    return 2 * x\nassert f(1) == 2"
+    assert "f(5)" not in stripped and "HIDDEN" not in stripped
+    assert "BEGIN SOLUTION" in stripped
+    expected = "def f(x):\n    return 2 * x\nassert f(1) == 2"
+    assert markers.without(CELL, drop=("hidden",)) == expected
 
 
 @pytest.mark.parametrize(("source", "message"), [
