@@ -29,9 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from .validation import normalize
-from .wire import Reply
+from .wire import JSON, Reply
 
-JSON = dict[str, Any]
 FORMAT_VERSION = 1
 
 

@@ -28,9 +28,8 @@ import httpx2
 from . import tokens
 from .cassette import ReplayMiss
 from .validation import InvalidRequest, check
-from .wire import Reply, encode_sse, error_body, sse_events
+from .wire import JSON, Reply, encode_sse, error_body, sse_events
 
-JSON = dict[str, Any]
 Responder = Callable[[JSON], "Reply | JSON"]
 
 BASE_URL = "https://api.anthropic.com"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-JSON = dict[str, Any]
+from .wire import JSON
 
 
 class InvalidRequest(ValueError):

@@ -87,6 +87,26 @@ def message(
     }
 
 
+def tool_results(body: JSON, *, newest_only: bool = False) -> list[JSON]:
+    """The ``tool_result`` blocks a request body carries, oldest first.
+
+    With ``newest_only`` only those of the last message, when it is a user turn.
+    """
+    messages = body.get("messages") or []
+    if newest_only:
+        messages = messages[-1:]
+    return [b for m in messages
+            if m.get("role") == "user" and isinstance(m.get("content"), list)
+            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def block_text(content: Any) -> str:
+    """The text of a ``content`` field: a string as it is, or its text blocks joined."""
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+
+
 def error_body(status: int, message: str, error_type: str | None = None) -> JSON:
     """The API's error envelope: ``{"type": "error", "error": {...}}``."""
     kind = error_type or API_ERROR_TYPES.get(status, "api_error")

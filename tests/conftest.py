@@ -8,7 +8,7 @@ import pytest
 
 from course import netguard
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -13,7 +13,7 @@ from typing import Any
 from course.grading.authoring import build
 from course.grading.markers import answer_text
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
 
 
 def script(assignment: str) -> Path:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import html as html_lib
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
 from course.grading import build, mutation, runner
 from course.grading.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
+
 LAB = "lab01_tool_loop"
 
 

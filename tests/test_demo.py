@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from course.grading import runner
 from course.grading.demo import run_demo
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
 
 
 def test_demo_grades_solution_stub_and_one_bug_per_notebook(capsys, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import anthropic
 import httpx2
@@ -12,7 +13,7 @@ from course import tokens
 from course.cassette import Cassette, CassetteError, Replay, ReplayMiss
 from course.fakes import FakeAPI, Queue, Scripted, fake_client
 from course.grading.record import Recorder, RecordingDisabled, scrub_headers
-from course.wire import Reply, message, text, tool_use, usage
+from course.wire import Reply, message, sse_events, text, tool_use, usage
 
 GOAL = {"role": "user", "content": "hi"}
 
@@ -87,7 +88,81 @@ def test_streaming_delivers_usage_in_message_delta():
     assert api.requests[0]["stream"] is True
     assert final.content[0].text == "streamed answer"
     assert final.usage.output_tokens == 42 and final.usage.input_tokens == 120
-    assert "message_delta" in [e for e in events] or "text" in events
+    # The SDK's own stream: raw events, plus the "text" convenience event it derives.
+    assert events == ["message_start", "content_block_start", "content_block_delta", "text",
+                      "content_block_stop", "message_delta", "message_stop"]
+
+
+SSE_FIXTURE = Path(__file__).parent / "fixtures" / "sse_tool_use.txt"
+
+
+def _parse_sse(raw: str) -> list[tuple[str, dict]]:
+    out = []
+    for chunk in raw.strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in chunk.splitlines())
+        out.append((fields["event"], json.loads(fields["data"])))
+    return out
+
+
+def _merged(events: list[tuple[str, dict]]) -> list[tuple[str, dict]]:
+    """Drop pings and join consecutive deltas of one block: the API chunks text freely."""
+    out: list[tuple[str, dict]] = []
+    for name, data in events:
+        if name == "ping":
+            continue
+        if name == "content_block_delta" and data["delta"].get("partial_json") == "":
+            continue
+        prev = out[-1] if out else None
+        if (name == "content_block_delta" and prev and prev[0] == name
+                and prev[1]["index"] == data["index"]):
+            key = "text" if "text" in data["delta"] else "partial_json"
+            joined = dict(prev[1]["delta"], **{key: prev[1]["delta"][key] + data["delta"][key]})
+            out[-1] = (name, dict(prev[1], delta=joined))
+        else:
+            out.append((name, data))
+    return out
+
+
+def _keys(value):
+    if isinstance(value, dict):
+        return {k: _keys(v) for k, v in value.items()}
+    return type(value).__name__
+
+
+def test_sse_events_match_a_stream_in_the_api_wire_format():
+    """``wire.sse_events`` against a tool_use stream written out in the API's documented
+    wire format: the same event types in the same order, the same fields in each, usage
+    where the API puts it (input side in message_start, output in message_delta)."""
+    theirs = _merged(_parse_sse(SSE_FIXTURE.read_text(encoding="utf-8")))
+    start = theirs[0][1]["message"]
+    final_usage = dict(start["usage"], output_tokens=theirs[-2][1]["usage"]["output_tokens"])
+    msg = dict(start, content=[text("Okay, let me check the weather in Paris."),
+                               tool_use("get_weather", {"city": "Paris"},
+                                        id="toolu_01SseWeatherParis00000")],
+               stop_reason="tool_use", usage=final_usage)
+    ours = sse_events(msg)
+    assert [n for n, _ in ours] == [n for n, _ in theirs] == [
+        "message_start", "content_block_start", "content_block_delta", "content_block_stop",
+        "content_block_start", "content_block_delta", "content_block_stop", "message_delta",
+        "message_stop"]
+    for (name, mine), (_, real) in zip(ours, theirs, strict=True):
+        assert _keys(mine) == _keys(real) or name == "message_start", (name, mine, real)
+        if name == "content_block_delta" and "partial_json" in real["delta"]:
+            assert json.loads(mine["delta"]["partial_json"]) == json.loads(
+                real["delta"]["partial_json"])
+        elif name != "message_start":
+            assert mine == real, (name, mine, real)
+    assert ours[0][1]["message"]["usage"]["input_tokens"] == 472
+    assert ours[-2][1]["usage"] == {"output_tokens": 89}
+    # and the SDK assembles both into the same message
+    for events in (ours, theirs):
+        client, _ = fake_client([Reply(200, {}, events=events)])
+        with client.messages.stream(model="claude-opus-5", max_tokens=64,
+                                    messages=[GOAL]) as s:
+            final = s.get_final_message()
+        assert [b.type for b in final.content] == ["text", "tool_use"]
+        assert final.content[1].input == {"city": "Paris"}
+        assert (final.usage.input_tokens, final.usage.output_tokens) == (472, 89)
 
 
 def test_streamed_tool_use_input_is_reassembled():

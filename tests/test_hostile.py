@@ -9,7 +9,6 @@ wreckage gets full marks.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -17,7 +16,8 @@ import pytest
 from course.grading import build, grade, runner
 from course.grading.mutation import submission
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
+
 LAB = "lab01_tool_loop"
 NB = f"{LAB}.ipynb"
 

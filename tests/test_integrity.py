@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,8 @@ from course.grading import build, export, integrity, markers, mutation, runner
 from course.grading.mutation import load_mutants
 from course.grading.verify import grade_samples
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
+
 ASSIGNMENTS = runner.assignments(ROOT)
 SAMPLES = [s for a in ASSIGNMENTS for s in mutation.samples(ROOT, a, "all")]
 
@@ -92,6 +92,67 @@ def test_leak_check_catches_a_solution_line_in_course(tree):
     assert any("course/leaky.py" in p and "reveals a line" in p for p in problems), problems
 
 
+PLANTED_LOOP = '''
+def drive_scenario(task, catalogue, run_one, *, api, limit=30):
+    """A harness helper that is really Lab 1's answer with every name changed."""
+    convo = [{"role": "user", "content": task}]
+    for _lap in range(limit):
+        answer = api.messages.create(
+            model=MODEL, max_tokens=2048, tools=catalogue, messages=convo)
+        if answer.stop_reason == "max_tokens":
+            raise RuntimeError("cut short")
+        if answer.stop_reason == "refusal":
+            return "no."
+        if answer.stop_reason != "tool_use":
+            return "".join(part.text for part in answer.content if part.type == "text")
+        convo.append({"role": "assistant", "content": answer.content})
+        replies = []
+        for part in answer.content:
+            if part.type != "tool_use":
+                continue
+            try:
+                got = run_one(part.name, part.input)
+                body, bad = ("" if got is None else str(got)), False
+            except Exception as err:
+                body, bad = f"Error: {type(err).__name__}: {err}", True
+            replies.append({"type": "tool_result", "tool_use_id": part.id,
+                            "content": body, "is_error": bad})
+        convo.append({"role": "user", "content": replies})
+    raise RuntimeError("too many laps")
+'''
+
+
+def test_shape_check_catches_a_renamed_copy_of_the_lab01_loop(tree):
+    (tree / "course" / "worlds" / "helpers.py").write_text(PLANTED_LOOP)
+    problems = [str(p) for p in integrity.check_tree(tree)]
+    hits = [p for p in problems if p.startswith("course/worlds/helpers.py") and
+            "lab01_tool_loop.ipynb cell agent" in p]
+    assert hits, problems
+    assert not any("reveals a line" in p and "helpers.py" in p for p in problems), (
+        "the planted copy shares no line with the solution; only the shape check can see it")
+
+
+def test_shape_check_catches_the_reworded_loops_the_worlds_once_held(tree):
+    """The old ``run_guarded`` and ``run_audit`` reworded Lab 1's loop; lines never matched."""
+    import subprocess
+
+    for name in ("loops", "budget"):
+        old = subprocess.run(["git", "show", f"e307061:course/worlds/{name}.py"], cwd=ROOT,
+                             capture_output=True, text=True)
+        if old.returncode != 0:
+            pytest.skip("this clone has no history before the scenario harness")
+        (tree / "course" / "worlds" / f"old_{name}.py").write_text(old.stdout)
+    problems = [str(p) for p in integrity.check_tree(tree)]
+    assert any(p.startswith("course/worlds/old_loops.py") and "has the shape of" in p
+               for p in problems), problems
+
+
+def test_shape_check_ignores_the_instructor_side(tree):
+    (tree / "course" / "grading").mkdir(exist_ok=True)
+    (tree / "course" / "grading" / "helpers.py").write_text(PLANTED_LOOP)
+    assert not any("has the shape of" in str(p) for p in integrity.check_tree(tree))
+
+
 def test_leak_check_catches_a_hidden_test_in_release(tree):
     src = runner.read_notebook(tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb")
     hidden = next(c.source for c in src.cells if markers.HIDDEN_BEGIN in c.source)
@@ -154,6 +215,8 @@ def test_student_export_holds_no_answer_and_no_hidden_test(tmp_path):
     files = export.export_student(ROOT, tmp_path / "student")
     names = {p.relative_to(tmp_path / "student").parts[0] for p in files}
     assert names == {"release", "course", "pyproject.toml", "environment.yml", "dev", "README.md"}
+    assert not any(p.relative_to(tmp_path / "student").parts[:2] == ("course", "grading")
+                   for p in files), "the instructor side of course/ went to students"
     secrets: set[str] = set()
     for a in ASSIGNMENTS:
         secrets |= integrity.secret_lines(

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
+
 BIN = Path(sys.executable).parent
 
 

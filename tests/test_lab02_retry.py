@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import random
 import statistics
-from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -24,9 +23,8 @@ from course.grading.mutation import load_mutants
 from course.wire import Reply
 from course.worlds import retry as world
 
-from . import notebook_code
+from . import ROOT, notebook_code
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "authoring" / "lab02_retry" / "lab02_retry.py"
 MUTANTS = ROOT / "tests" / "mutants" / "lab02_retry.py"
 

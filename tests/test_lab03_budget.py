@@ -9,7 +9,6 @@ under test.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -19,11 +18,10 @@ import pytest
 from course.grading.mutation import load_mutants
 from course.worlds import budget as world
 
-from . import notebook_code
+from . import ROOT, notebook_code
 
 matplotlib.use("Agg")
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "authoring" / "lab03_budget" / "lab03_budget.py"
 MUTANTS = ROOT / "tests" / "mutants" / "lab03_budget.py"
 OPUS = "claude-opus-5"
@@ -111,11 +109,9 @@ def test_cached_mode_reads_the_previous_prompt():
 
 
 def test_loop_step_cap_is_a_report_not_a_raise():
-    api = world.audit_model(10)
-    report = world.run_audit(world.TokenMeter(), client=api.client(), stop=Exception,
-                             n_invoices=10, max_steps=4)
+    report = world.run_audit(world.TokenMeter(), stop=Exception, n_invoices=10, max_steps=4)
     assert report["ok"] is False and report["partial"] is True
-    assert "step cap of 4" in report["reason"] and len(api.requests) == 4
+    assert "step cap of 4" in report["reason"] and report["calls"] == 4
     assert report["missing"].startswith("Not read: INV-05, INV-06")
 
 
@@ -188,22 +184,20 @@ def test_spend_curve_at_5_10_20_40(sol):
 
 
 def test_hard_stop_turns_into_a_partial_report(sol):
-    api = world.audit_model(12)
     b = sol["Budget"](1.00)
-    report = world.run_audit(b, client=api.client(), stop=sol["BudgetExceeded"], n_invoices=12)
-    assert len(api.requests) == 12 and math.isclose(b.spent, 1.065, abs_tol=1e-9)
+    report = world.run_audit(b, stop=sol["BudgetExceeded"], n_invoices=12)
+    assert report["calls"] == 12 and math.isclose(b.spent, 1.065, abs_tol=1e-9)
     assert report["ok"] is False and report["partial"] is True and "answer" not in report
     assert len(report["done"]) == 11 and "INV-12" in report["missing"]
-    assert [i for i, _ in world.notes_sent(api)] == [11]          # $0.8125 after call 10
+    assert [i for i, _ in report["notes"]] == [11]          # $0.8125 after call 10
 
 
 def test_soft_budget_run_finishes_with_one_note(sol):
-    api = world.audit_model(20)
     b = sol["Budget"](2.60)
-    report = world.run_audit(b, client=api.client(), stop=sol["BudgetExceeded"], n_invoices=20)
+    report = world.run_audit(b, stop=sol["BudgetExceeded"], n_invoices=20)
     assert report["ok"] is True and math.isclose(b.spent, 2.5725, abs_tol=1e-9)
     assert report["answer"].endswith("Overbilled: INV-03, INV-07, INV-11, INV-15, INV-19.")
-    assert [i for i, _ in world.notes_sent(api)] == [20]
+    assert [i for i, _ in report["notes"]] == [20]
 
 
 def test_by_model_sums_to_spent(sol):

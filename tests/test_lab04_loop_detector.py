@@ -11,16 +11,14 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from course.fakes import FakeAPI, Scripted
 from course.worlds import loops
 
-from . import notebook_code
+from . import ROOT, notebook_code
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "authoring" / "lab04_loop_detector" / "lab04_loop_detector.py"
 
 
@@ -70,8 +68,7 @@ def test_scenario_3_stall_trips_after_six_flat_steps(LoopGuard):
 
 
 def test_scenario_4_nudge_comes_before_the_halt(LoopGuard):
-    fake = FakeAPI(Scripted(loops.listening_model))
-    rep = loops.run_guarded(fake.client(), LoopGuard(), loops.DocsWorld())
+    rep = loops.run_guarded(LoopGuard(), listens=True)
     assert rep.outcome == "answered"
     assert len(rep.nudges) == 1
     assert "50 requests per second" in rep.text
@@ -79,8 +76,7 @@ def test_scenario_4_nudge_comes_before_the_halt(LoopGuard):
     assert (rep.tool_calls, rep.requests) == (4, 5)
 
     g = LoopGuard()
-    rep = loops.run_guarded(FakeAPI(Scripted(loops.deaf_model)).client(), g,
-                            loops.DocsWorld())
+    rep = loops.run_guarded(g, listens=False)
     # frozen state trips at call 3 (cycle=2), the fourth identical call trips again
     assert (rep.outcome, rep.tool_calls, rep.requests, g.trips) == ("halted", 4, 4, 2)
     assert len(rep.nudges) == 1
@@ -196,8 +192,7 @@ def test_unguarded_run_burns_forty_identical_calls_and_grows_quadratically():
 def test_guard_cuts_the_stuck_run_bill(LoopGuard):
     ins, outs, _ = _unguarded()
     unguarded = loops.usd(sum(ins), sum(outs))
-    deaf = loops.run_guarded(FakeAPI(Scripted(loops.deaf_model)).client(), LoopGuard(),
-                             loops.DocsWorld())
+    deaf = loops.run_guarded(LoopGuard(), listens=False)
     # 40 laps against 4: with a quadratic bill the ratio is well above 40/4 = 10
     assert unguarded / deaf.usd > 10
 
@@ -249,16 +244,23 @@ class _Trigger:
 
 
 def test_run_guarded_wiring():
-    rep = loops.run_guarded(FakeAPI(Scripted(loops.deaf_model)).client(), _Silent(),
-                            loops.DocsWorld(), max_turns=6)
+    rep = loops.run_guarded(_Silent(), listens=False, max_turns=6)
     assert (rep.outcome, rep.tool_calls, rep.requests) == ("out_of_turns", 6, 6)
     assert rep.per_request_input == sorted(rep.per_request_input)
 
-    fake = FakeAPI(Scripted(loops.deaf_model))
-    rep = loops.run_guarded(fake.client(), _Trigger(), loops.DocsWorld())
-    # call 1 trips once: nudge sent as an error result; call 2 trips again: halt
+    rep = loops.run_guarded(_Trigger(), listens=False)
+    # call 1 trips once: nudge told as an error output; call 2 trips again: halt
     assert (rep.outcome, rep.tool_calls, rep.requests) == ("halted", 2, 2)
     assert rep.nudges == ["stop repeating search_docs"]
-    last_user = fake.requests[-1]["messages"][-1]
-    assert last_user["content"][0]["is_error"] is True
-    assert last_user["content"][0]["content"] == "stop repeating search_docs"
+    assert [(t.output, t.is_error) for t in rep.told] == [("stop repeating search_docs", True)]
+
+
+def test_the_harness_bills_a_run_as_the_fake_api_does():
+    """The scenario's own usage tracks what the fake API bills for the same conversation
+    (the loop written in the open in section 1), within token rounding per message."""
+    ins, outs, _ = _unguarded(n_laps=6)
+    rep = loops.run_guarded(_Silent(), listens=False, max_turns=6)
+    assert rep.per_request_input[0] == ins[0]
+    for api_in, ours in zip(ins, rep.per_request_input, strict=True):
+        assert abs(api_in - ours) <= 0.05 * api_in, (api_in, ours)
+    assert rep.output_tokens == sum(outs)

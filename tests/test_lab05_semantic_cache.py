@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,9 +22,8 @@ from course.grading import authoring
 from course.grading.markers import answer_text
 from course.worlds import semantic_cache as sc
 
-from . import notebook_code
+from . import ROOT, notebook_code
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "authoring" / "lab05_semantic_cache" / "lab05_semantic_cache.py"
 DATA = ROOT / "course" / "data" / "lab05_semantic_cache__embeddings.json"
 SEED_GRID = (0.88, 0.90, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99, 0.995)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import random
 from functools import partial
-from pathlib import Path
 
 import pytest
 
@@ -18,9 +17,8 @@ from course.grading.authoring import build
 from course.grading.mutation import load_mutants
 from course.worlds import context_cache as cc
 
-from . import notebook_code
+from . import ROOT, notebook_code
 
-ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "authoring" / "lecture04_context_cache" / "lecture04_context_cache.py"
 MUTANTS = ROOT / "tests" / "mutants" / "lecture04_context_cache.py"
 

@@ -178,10 +178,12 @@ for lo, hi in [(10, 20), (10, 40)]:
 # * **`by_model` never updated.** With a router picking between models, you can no longer
 #   say which model the money went to.
 #
-# The loop in this lab is `world.run_audit(budget, client=..., stop=BudgetExceeded, ...)`.
-# After every model call it runs `budget.charge(reply.model, reply.usage)`. Before running
-# any tool it asks `budget.guard()`. A note that comes back rides along once, after that
-# turn's tool results. A `BudgetExceeded` ends the run with a partial report.
+# The runs in this lab come from `world.run_audit(budget, stop=BudgetExceeded, n_invoices=...)`,
+# a scenario harness that plays a scripted auditing model call by call (it is not an agent
+# loop: that one is yours, from Lab 1). After every model call it runs
+# `budget.charge(model, usage)`. Before running any tool it asks `budget.guard()`. A note
+# that comes back rides along once, with that turn's tool outputs. A `BudgetExceeded` ends
+# the run with a partial report.
 #
 # ## Tier 1 — pseudocode
 #
@@ -306,13 +308,12 @@ print("by_model:", b.by_model)
 # success flag, and an explicit list of what is missing.
 
 # %%
-api = world.audit_model(12)
 b = Budget(1.00)
-report = world.run_audit(b, client=api.client(), stop=BudgetExceeded, n_invoices=12)
+report = world.run_audit(b, stop=BudgetExceeded, n_invoices=12)
 for key in ("ok", "partial", "reason", "missing", "usd", "calls"):
     print(f"{key:>8}: {report[key]}")
 print(f"    done: {len(report['done'])} invoices, the last: {report['done'][-1]!r}")
-print("notes sent (request, text):", world.notes_sent(api))
+print("notes sent (call, text):", report["notes"])
 
 # %% [markdown]
 # The stop fires after call 12, at \$1.065. The ledger only learns a call's price once the
@@ -410,7 +411,7 @@ b = Budget(1.00)
 b.charge("claude-haiku-4-5", sdk_usage(850_000, 0))
 assert b.state == "warn", f"$0.85 of $1.00 is 85%: state should be 'warn', got {b.state!r}"
 ### BEGIN HIDDEN TESTS
-from course.worlds.budget import audit_model, notes_sent, run_audit
+from course.worlds.budget import run_audit
 from course.worlds.budget import sdk_usage as _usage
 
 _b = Budget(1.00)
@@ -427,13 +428,12 @@ assert _b.guard() is None, (
     "was sent), or it is re-injected every turn until the hard stop")
 _b.charge("claude-haiku-4-5", _usage(50_000, 0))
 assert _b.state == "warn" and _b.guard() is None, "still in 'warn' at $0.90: no second note"
-_api = audit_model(20)
-_report = run_audit(Budget(2.60), client=_api.client(), stop=BudgetExceeded, n_invoices=20)
-_sent = notes_sent(_api)
+_report = run_audit(Budget(2.60), stop=BudgetExceeded, n_invoices=20)
+_sent = _report["notes"]
 assert _report["ok"] is True, (
     f"the 20-invoice audit costs $2.57 and fits a $2.60 budget, but it ended: {_report['reason']}")
 assert [i for i, _ in _sent] == [20], (
-    f"the wrap-up note rode along on requests {[i for i, _ in _sent]}; it belongs on request 20 "
+    f"the wrap-up note rode along on calls {[i for i, _ in _sent]}; it belongs on call 20 "
     "only (call 19 crosses 80% of $2.60), never repeated on later turns")
 ### END HIDDEN TESTS
 
@@ -444,7 +444,6 @@ b = Budget(0.10)
 b.charge("claude-haiku-4-5", sdk_usage(120_000, 0))
 assert b.state == "stop", f"$0.12 of $0.10: state should be 'stop', got {b.state!r}"
 ### BEGIN HIDDEN TESTS
-from course.worlds.budget import audit_model as _audit_model
 from course.worlds.budget import run_audit as _run_audit
 from course.worlds.budget import sdk_usage as _usage
 
@@ -459,15 +458,14 @@ except BudgetExceeded:
 assert _said == "raised", (
     f"spent $0.12 of $0.10 and guard() returned {_said!r} instead of raising BudgetExceeded; "
     "a hard stop must stop the run, not hand the model one more note to ignore")
-_api = _audit_model(12)
 _spent_by = Budget(1.00)
 try:
-    _report = _run_audit(_spent_by, client=_api.client(), stop=BudgetExceeded, n_invoices=12)
+    _report = _run_audit(_spent_by, stop=BudgetExceeded, n_invoices=12)
 except Exception as _err:
     raise AssertionError(f"the audit loop crashed with {type(_err).__name__}: {_err}; guard() "
                          "must raise BudgetExceeded, which the loop turns into a report") from None
-assert len(_api.requests) == 12, (
-    f"the run made {len(_api.requests)} model calls; call 12 takes it to $1.065 of $1.00, so "
+assert _report["calls"] == 12, (
+    f"the run made {_report['calls']} model calls; call 12 takes it to $1.065 of $1.00, so "
     "guard() must raise then and no call may follow")
 assert _report["ok"] is False and _report["partial"] is True and "answer" not in _report, (
     f"a budget stop must end in a partial report with no success flag, got {_report}")

@@ -321,16 +321,15 @@ print("self-check passed (the graded tests check more)")
 # %% [markdown]
 # ## The stuck run again, with your guard wired in
 #
-# `loops.run_guarded` is the loop from section 1 with the wiring from the pseudocode: the
-# first trip goes back to the model as the tool result, and a second trip ends the run with
-# a partial report. Two models: the same deaf one, and one that reads an error result and
-# changes approach.
+# `loops.run_guarded(guard, listens=...)` replays the same stuck model against your guard,
+# wired as the pseudocode says: the first trip goes back to the model as an error output,
+# and a second trip ends the run with a partial report. It is a scenario harness, not an
+# agent loop: it asks the scripted model for its next move directly. Two temperaments: the
+# same deaf model, and one that reads an error output and changes approach.
 
 # %%
-runs = {}
-for name, model in [("deaf", loops.deaf_model), ("listening", loops.listening_model)]:
-    fake = FakeAPI(Scripted(model))
-    runs[name] = loops.run_guarded(fake.client(), LoopGuard(), loops.DocsWorld())
+runs = {name: loops.run_guarded(LoopGuard(), listens=listens)
+        for name, listens in [("deaf", False), ("listening", True)]}
 
 print(f"{'run':12} {'outcome':9} {'tool calls':>10} {'model calls':>11} {'usd':>9}")
 print(f"{'unguarded':12} {'cap':9} {len(tool_calls):>10} {len(billed_in):>11} "
@@ -455,8 +454,6 @@ assert all(v is None for v in _inch), (
 guard = LoopGuard()
 assert guard.halted is False, "a new guard must not start halted"
 ### BEGIN HIDDEN TESTS
-from course.fakes import FakeAPI as _FakeAPI
-from course.fakes import Scripted as _Scripted
 from course.worlds import loops as _loops
 
 _g = LoopGuard()
@@ -474,20 +471,17 @@ assert _g.check("search_docs", {"q": "order A-17"}, {"tick": 99}) is None, (
     "after a nudge, a new call in a new state must get None: the run goes on")
 assert _g.halted is False, "halted was set without the step cap being reached"
 
-_fake = _FakeAPI(_Scripted(_loops.listening_model))
-_rep = _loops.run_guarded(_fake.client(), LoopGuard(), _loops.DocsWorld())
+_rep = _loops.run_guarded(LoopGuard(), listens=True)
 assert _rep.outcome == "answered", (
     f"a model that changes approach after one nudge must be allowed to finish; the run "
     f"ended {_rep.outcome!r}: {_rep.text!r}")
 assert len(_rep.nudges) == 1, f"expected exactly one nudge, got {_rep.nudges}"
-_sent = [b for m in _fake.requests[-1]["messages"] if m["role"] == "user"
-         and isinstance(m["content"], list) for b in m["content"] if b.get("is_error")]
-assert len(_sent) == 1 and _sent[0]["content"] == _rep.nudges[0], (
-    "the nudge did not reach the model as a tool result")
+_sent = [t for t in _rep.told if t.is_error]
+assert len(_sent) == 1 and _sent[0].output == _rep.nudges[0], (
+    "the nudge did not reach the model as the tool's (error) output")
 
-_fake = _FakeAPI(_Scripted(_loops.deaf_model))
 _g = LoopGuard()
-_rep = _loops.run_guarded(_fake.client(), _g, _loops.DocsWorld())
+_rep = _loops.run_guarded(_g, listens=False)
 assert _rep.outcome == "halted" and len(_rep.nudges) == 1 and _g.trips == 2, (
     f"a model that ignores the nudge must get one nudge and be halted at the second trip; "
     f"outcome {_rep.outcome!r}, nudges {len(_rep.nudges)}, trips {_g.trips}")

@@ -2,7 +2,8 @@
 
 * source notebooks carry no outputs or execution counts;
 * nbgrader metadata is valid: unique grade ids, positive points, solution markers present;
-* no solution line and no hidden-test line appears in ``release/`` or in ``course/``;
+* no solution line and no hidden-test line appears in ``release/`` or in ``course/``, and no
+  solution's code appears there in any renaming (:mod:`.shapes`);
 * no instructor-only cell reaches ``release/``;
 * executed solutions write nothing to stderr (nbgrader zeroes such cells);
 * every cassette under ``course/cassettes`` loads.
@@ -17,7 +18,7 @@ from pathlib import Path
 import nbformat
 
 from ..cassette import Cassette, CassetteError
-from . import markers
+from . import markers, shapes
 from .authoring import INSTRUCTOR_TAG
 from .markers import SOLUTION_BEGIN
 from .runner import assignments, read_notebook
@@ -122,6 +123,11 @@ def check_tree(root: Path) -> list[Problem]:
             Cassette.load(path)
         except CassetteError as exc:
             problems.append(Problem(str(path.relative_to(root)), str(exc).split(": ", 1)[-1]))
+    for solution, seen in shapes.leaks(root):
+        problems.append(Problem(
+            f"{seen.where} lines {seen.first_line}-{seen.last_line}",
+            f"has the shape of {solution.where} lines {solution.first_line}-"
+            f"{solution.last_line} (a solution, renamed or not): students can read it here"))
     exposed = [p for p in sorted((root / "release").rglob("*")) if p.is_file()]
     exposed += sorted(p for p in (root / "course").rglob("*")
                       if p.is_file() and p.suffix in (".py", ".json", ".md", ".txt"))

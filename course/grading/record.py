@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
 
 import anthropic
 import httpx2
@@ -22,9 +21,7 @@ import httpx2
 from ..cassette import Cassette, Interaction
 from ..fakes import BASE_URL
 from ..validation import normalize
-from ..wire import Reply
-
-JSON = dict[str, Any]
+from ..wire import JSON, Reply
 
 # Headers worth keeping: they change how a client must behave.
 KEEP_HEADERS = frozenset({"content-type", "retry-after", "retry-after-ms", "x-should-retry"})

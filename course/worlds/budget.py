@@ -3,7 +3,8 @@ that runs it against any budget object.
 
 Everything a Lab 3 notebook cell or hidden test needs to set up a run lives here: real SDK
 ``Usage`` objects for hand-picked token counts, the audit task and its scripted model, a small
-agent loop that charges a budget after every call and turns a hard stop into a partial report,
+scenario harness run that charges a budget after every call and turns a hard stop into a
+partial report (no agent loop: that is Lab 1's to write),
 a token meter that prices nothing, a routed run over three models, and the spend plot.
 Nothing here prices a token: pricing is the student's ``Budget``.
 """
@@ -13,13 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-import anthropic
 from anthropic.types import Message, Usage
 
-from ..fakes import FakeAPI, Queue, Scripted
-from ..wire import message, text, tool_use
-
-JSON = dict[str, Any]
+from ..fakes import FakeAPI, Queue
+from ..wire import JSON, message, text
+from . import harness
 
 MODEL = "claude-opus-5"
 PREFIX_TOKENS = 6_000   # P: system prompt + tool definitions, resent on every call
@@ -117,132 +116,89 @@ def overbilled(numbers: Sequence[str]) -> list[str]:
     return out
 
 
-def _user_turns(body: JSON) -> int:
-    turns, last = 0, None
-    for m in body["messages"]:
-        if m["role"] == "user" and last != "user":
-            turns += 1
-        last = m["role"]
-    return turns
-
-
-def _results(body: JSON) -> list[JSON]:
-    return [b for m in body["messages"] if m["role"] == "user" and isinstance(m["content"], list)
-            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
-
-
-def audit_model(n_invoices: int, *, cached: bool = False, model: str = MODEL) -> FakeAPI:
-    """A fake model that reads ``n_invoices`` invoices one per turn, then answers.
+class AuditScenario:
+    """A model that reads ``n_invoices`` invoices one per call, then answers, as a
+    :class:`course.worlds.harness.Scenario`.
 
     A run therefore takes ``n_invoices + 1`` calls. Call k carries the prefix plus k turns of
     history, ``PREFIX_TOKENS + TURN_TOKENS * k`` prompt tokens, and writes ``OUTPUT_TOKENS``.
-    Uncached, all of it bills as ``input_tokens`` and the cache fields come back ``null``.
+    Uncached, all of it bills as ``input_tokens`` and the cache fields come back ``None``.
     With ``cached=True`` the prompt the previous call sent is read from the cache and only the
     new part is written to it. The model reads every invoice whatever it is told: it does not
     heed a wrap-up note, which is exactly the case a hard stop is for.
     """
-    numbers = invoice_numbers(n_invoices)
 
-    def respond(body: JSON) -> JSON:
-        k = _user_turns(body)
+    def __init__(self, n_invoices: int, *, cached: bool = False, model: str = MODEL) -> None:
+        self.numbers = invoice_numbers(n_invoices)
+        self.cached, self.model = cached, model
+
+    def bill(self, k: int) -> Usage:
+        """The usage of call ``k`` (counting from 1)."""
         prompt = PREFIX_TOKENS + TURN_TOKENS * k
-        if cached:
-            seen = PREFIX_TOKENS + TURN_TOKENS * (k - 1) if k > 1 else 0
-            bill = usage_body(0, OUTPUT_TOKENS, prompt - seen, seen)
-        else:
-            bill = usage_body(prompt, OUTPUT_TOKENS)
-        done = len(_results(body))
-        if done < len(numbers):
-            nxt = numbers[done]
-            block = tool_use("read_invoice", {"number": nxt}, id=f"toolu_read_{nxt}")
-            return message([block], model=model, usage=bill)
-        flagged = ", ".join(overbilled(numbers)) or "none"
-        return message([text(f"Audited {len(numbers)} invoices. Overbilled: {flagged}.")],
-                       model=model, usage=bill)
+        if not self.cached:
+            return Usage(input_tokens=prompt, output_tokens=OUTPUT_TOKENS)
+        seen = PREFIX_TOKENS + TURN_TOKENS * (k - 1) if k > 1 else 0
+        return Usage(input_tokens=0, output_tokens=OUTPUT_TOKENS,
+                     cache_creation_input_tokens=prompt - seen, cache_read_input_tokens=seen)
 
-    return FakeAPI(Scripted(respond))
+    def move(self, told: list[harness.Told]) -> harness.Move:
+        usage = self.bill(len(told) + 1)
+        if len(told) < len(self.numbers):
+            call = harness.Call("read_invoice", {"number": self.numbers[len(told)]})
+            return harness.Move((call,), "", usage, self.model)
+        flagged = ", ".join(overbilled(self.numbers)) or "none"
+        return harness.Move((), f"Audited {len(self.numbers)} invoices. Overbilled: {flagged}.",
+                            usage, self.model)
+
+    def run_tool(self, call: harness.Call) -> str:
+        return read_invoice(call.args["number"])
 
 
-# -- the loop ------------------------------------------------------------------------------
+# -- the run ---------------------------------------------------------------------------------
 
 
 class Chargeable(Protocol):
-    """What the loop needs from a budget: ``charge`` after every call, ``guard`` before acting."""
+    """What a run needs from a budget: ``charge`` after every call, ``guard`` before acting."""
 
     def charge(self, model: str, usage: Any) -> float: ...
 
     def guard(self) -> str | None: ...
 
 
-def run_audit(budget: Chargeable, *, client: anthropic.Anthropic,
-              stop: type[BaseException], n_invoices: int, max_steps: int = 60) -> JSON:
-    """Run the invoice audit, charging ``budget`` after every model call.
+def run_audit(budget: Chargeable, *, stop: type[BaseException], n_invoices: int,
+              cached: bool = False, max_steps: int = 60) -> JSON:
+    """Drive the invoice audit past ``budget``, charging it after every model call.
 
     ``budget.guard()`` is asked after each tool-asking reply is paid for. A string it returns
-    rides along, once, as a text block after that turn's tool results. If it raises ``stop``,
-    no tool runs and no further call is made: the loop returns a partial report.
+    rides along, once, with that turn's tool outputs (``notes`` lists each as (the number of
+    the call that read it, text)). If it raises ``stop``, no tool runs and no further call is
+    made: the run returns a partial report. A scenario harness, not an agent loop.
 
     A finished run, a stop and the step cap all return a dict; only an exception other than
-    ``stop`` propagates. Keys: ``ok`` (True only when the model
-    finished), ``partial``, ``reason``, ``done`` (the tool outputs collected so far), ``missing``
-    (a sentence naming what was not done, empty when nothing is missing), ``answer`` (only
-    when ``ok``), ``usd`` and ``calls``.
+    ``stop`` propagates. Keys: ``ok`` (True only when the model finished), ``partial``,
+    ``reason``, ``done`` (the tool outputs collected so far), ``missing`` (a sentence naming
+    what was not done, empty when nothing is missing), ``answer`` (only when ``ok``), ``usd``,
+    ``calls`` and ``notes``.
     """
-    numbers = invoice_numbers(n_invoices)
-    messages: list[JSON] = [{"role": "user", "content": GOAL}]
-    done: list[str] = []
-    calls = 0
+    scenario = AuditScenario(n_invoices, cached=cached)
 
-    def report(reason: str) -> JSON:
-        unread = [n for n in numbers if not any(d.startswith(n + ":") for d in done)]
-        gap = f"Not read: {', '.join(unread)}. " if unread else ""
-        return {
-            "ok": False, "partial": True, "reason": reason, "done": list(done),
-            "missing": gap + "No summary was written, so no invoice has been judged.",
-            "usd": getattr(budget, "spent", None), "calls": calls,
-        }
+    def on_reply(move: harness.Move, number: int) -> str | None:
+        budget.charge(move.model, move.usage)
+        return budget.guard() if move.calls else None
 
-    for _ in range(max_steps):
-        reply = client.messages.create(model=MODEL, max_tokens=1024, system=SYSTEM,
-                                       tools=TOOLS, messages=messages)
-        calls += 1
-        budget.charge(reply.model, reply.usage)
-        messages.append({"role": "assistant", "content": reply.content})
-        wants_tools = reply.stop_reason == "tool_use"
-        if not wants_tools:
-            answer = "".join(b.text for b in reply.content if b.type == "text")
-            return {"ok": True, "partial": False, "reason": "finished", "done": list(done),
-                    "missing": "", "answer": answer,
-                    "usd": getattr(budget, "spent", None), "calls": calls}
-        try:
-            note = budget.guard()
-        except stop as exc:
-            return report(f"budget exhausted ({exc})")
-        blocks: list[JSON] = []
-        for b in reply.content:
-            if b.type == "tool_use":
-                out = read_invoice(b.input["number"])
-                done.append(out)
-                blocks.append({"type": "tool_result", "tool_use_id": b.id, "content": out})
-        if note:
-            blocks.append(text(note))
-        messages.append({"role": "user", "content": blocks})
-    return report(f"step cap of {max_steps} reached")
-
-
-
-def notes_sent(api: FakeAPI) -> list[tuple[int, str]]:
-    """Every text block the harness slipped in after tool results: (request number, text).
-
-    Request numbers count from 1. A note stays in the history once sent, so each is reported
-    at the request whose newest message carried it, not again at every later request.
-    """
-    out: list[tuple[int, str]] = []
-    for i, body in enumerate(api.requests, 1):
-        newest = body["messages"][-1]
-        if newest["role"] == "user" and isinstance(newest["content"], list):
-            out += [(i, b["text"]) for b in newest["content"] if b.get("type") == "text"]
-    return out
+    run = harness.drive(scenario, on_reply=on_reply, stop=(stop,), max_turns=max_steps)
+    done = [t.output for t in run.told]
+    out: JSON = {"ok": run.outcome == "answered", "partial": run.outcome != "answered",
+                 "done": done, "usd": getattr(budget, "spent", None),
+                 "calls": run.model_calls, "notes": run.notes}
+    if run.outcome == "answered":
+        return dict(out, reason="finished", missing="", answer=run.text)
+    unread = [n for n in scenario.numbers if not any(d.startswith(n + ":") for d in done)]
+    gap = f"Not read: {', '.join(unread)}. " if unread else ""
+    reason = (f"budget exhausted ({run.text})" if run.outcome == "stopped"
+              else f"step cap of {max_steps} reached")
+    return dict(out, reason=reason,
+                missing=gap + "No summary was written, so no invoice has been judged.")
 
 
 class TokenMeter:
@@ -270,8 +226,7 @@ class TokenMeter:
 def run_turns(budget: Chargeable, turns: int, *, stop: type[BaseException] = Exception,
               cached: bool = False) -> JSON:
     """The audit sized to take exactly ``turns`` model calls, run once against ``budget``."""
-    api = audit_model(turns - 1, cached=cached)
-    return run_audit(budget, client=api.client(), stop=stop, n_invoices=turns - 1,
+    return run_audit(budget, stop=stop, n_invoices=turns - 1, cached=cached,
                      max_steps=turns + 5)
 
 

@@ -31,10 +31,8 @@ from typing import Any
 
 from .. import tokens as _counter
 from ..fakes import FakeAPI, Scripted
-from ..validation import blocks
-from ..wire import message, text, tool_use
+from ..wire import JSON, block_text, message, text, tool_results, tool_use
 
-JSON = dict[str, Any]
 Entry = dict[str, Any]
 Policy = Callable[..., list[Entry]]
 
@@ -272,32 +270,18 @@ def read_file(path: str) -> JSON:
 DISPATCH: dict[str, Callable[..., JSON]] = {"search_docs": search_docs, "read_file": read_file}
 
 
-def _tool_results(body: JSON) -> list[JSON]:
-    last = body["messages"][-1]
-    if last.get("role") != "user":
-        return []
-    return [b for b in blocks(last["content"]) if b.get("type") == "tool_result"]
-
-
-def _result_text(result: JSON) -> str:
-    content = result.get("content", "")
-    if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, dict))
-    return str(content)
-
-
 def docs_model(body: JSON) -> JSON:
     """A scripted model for the docs task: a wrong path, a search, a read, an answer.
 
     It reacts to what the loop sent back, so a loop that drops results, raises on a
     tool error or loses the transcript gets a different (and visibly wrong) run.
     """
-    results = _tool_results(body)
+    results = tool_results(body, newest_only=True)
     turns = sum(1 for m in body["messages"] if m.get("role") == "assistant")
     if turns == 0:
         return message([text("I'll open the caching page."),
                         tool_use("read_file", {"path": "docs/cache.md"})])
-    seen = _result_text(results[0]) if results else ""
+    seen = block_text(results[0].get("content", "")) if results else ""
     if turns == 1:
         if results and results[0].get("is_error"):
             return message([text("That path does not exist; searching instead."),
@@ -331,7 +315,7 @@ def restless_api() -> FakeAPI:
 
 def result_blocks(body: JSON) -> list[JSON]:
     """The tool_result blocks in the last user message of a request body."""
-    return _tool_results(body)
+    return tool_results(body, newest_only=True)
 
 
 # --------------------------------------------------------------------------------------

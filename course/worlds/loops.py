@@ -5,11 +5,12 @@ Its one job is to supply what the notebook and its tests drive a ``LoopGuard`` w
 * the three loop shapes of seed 001 exercise 4 as step lists (identical repeat,
   A/B/A cycle, flat progress) and a healthy run that must not be flagged;
 * a tiny documentation index whose state and progress the guard can watch;
-* two scripted models for :class:`course.fakes.Scripted`: one that repeats the same
-  search forever and one that changes course once it reads an error result;
-* :func:`run_guarded`, an agent loop with a guard wired in the way the seed wires it
-  (the first trip goes back as a tool result, a second trip or ``halted`` ends the run
-  with a partial report, never an exception).
+* the stuck model, in two temperaments (deaf, and listening: it changes course once it
+  reads an error result), both as :class:`course.fakes.Scripted` models for a loop the
+  notebook writes in the open and as a :mod:`course.worlds.harness` scenario;
+* :func:`run_guarded`, which drives that scenario past a guard the way the seed wires it
+  (the first trip goes back as an error output, a second trip or ``halted`` ends the run
+  with a partial report, never an exception). It is a harness, not an agent loop.
 
 The detector itself is the student's; nothing here fingerprints or counts.
 """
@@ -18,11 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
-from course.wire import message, text, tool_use
+from anthropic.types import Usage
 
-JSON = dict[str, Any]
+from course import tokens
+
+from ..wire import JSON, block_text, message, text, tool_results, tool_use
+from . import harness
 
 MODEL = "claude-opus-5"
 #: claude-opus-5 list prices from seed 001, dollars per million tokens.
@@ -158,42 +162,44 @@ class DocsWorld:
         return float(len(self.found))
 
 
-def _tool_results(body: JSON) -> list[JSON]:
-    """Every tool_result block the request carries, oldest first."""
-    out = []
-    for m in body.get("messages", []):
-        if m.get("role") == "user" and isinstance(m.get("content"), list):
-            out += [b for b in m["content"] if isinstance(b, dict)
-                    and b.get("type") == "tool_result"]
-    return out
+def _outputs(body: JSON) -> list[tuple[str, bool]]:
+    """(text, is_error) of every tool result a request carries, oldest first."""
+    return [(block_text(b.get("content")), bool(b.get("is_error"))) for b in tool_results(body)]
 
 
-def _as_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return " ".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
+def next_action(outputs: list[tuple[str, bool]], *, listens: bool) -> tuple[str, str]:
+    """The stuck model's decision, given every (output, is_error) it has read so far.
+
+    Returns ``("search", words)`` or ``("answer", text)``. A deaf model searches for
+    ``STUCK_QUERY`` forever. A listening model changes approach after an error result (a
+    nudge): it searches for the index's own word, then answers from the page it found.
+    """
+    if listens and outputs and "api/throttling" in outputs[-1][0]:
+        page = outputs[-1][0].split(":")[0]
+        return "answer", (f"Per the documentation ({page}): 50 requests per second per key; "
+                          "above that the API answers 429.")
+    if listens and any(failed for _, failed in outputs):
+        return "search", PIVOT_QUERY
+    return "search", STUCK_QUERY
+
+
+def _as_message(action: tuple[str, str]) -> JSON:
+    kind, value = action
+    return message([text(value)] if kind == "answer" else [tool_use("search_docs", {"q": value})])
 
 
 def deaf_model(body: JSON) -> JSON:
-    """A model caught in its own few-shot pattern: it asks for the same search every turn,
-    whatever comes back, and never answers."""
-    return message([tool_use("search_docs", {"q": STUCK_QUERY})])
+    """A model caught in its own few-shot pattern, for :class:`course.fakes.Scripted`: it asks
+    for the same search every turn, whatever comes back, and never answers."""
+    return _as_message(next_action(_outputs(body), listens=False))
 
 
 def listening_model(body: JSON) -> JSON:
-    """The same stuck model, except that an error result (a nudge) makes it change approach:
-    it searches for the index's own word, then answers from the page it found."""
-    results = _tool_results(body)
-    if results and "api/throttling" in _as_text(results[-1].get("content")):
-        page = _as_text(results[-1].get("content"))
-        return message([text(f"Per the documentation ({page.split(':')[0]}): "
-                             "50 requests per second per key; above that the API answers 429.")])
-    if any(r.get("is_error") for r in results):
-        return message([tool_use("search_docs", {"q": PIVOT_QUERY})])
-    return message([tool_use("search_docs", {"q": STUCK_QUERY})])
+    """The same stuck model, except that an error result (a nudge) makes it change approach."""
+    return _as_message(next_action(_outputs(body), listens=True))
 
 
-# -- a harness with the guard wired in ---------------------------------------------------
+# -- the stuck run as a harness scenario -------------------------------------------------
 
 
 class Guard(Protocol):
@@ -211,12 +217,46 @@ def usd(input_tokens: int, output_tokens: int) -> float:
     return (input_tokens * USD_PER_MTOK_IN + output_tokens * USD_PER_MTOK_OUT) / 1_000_000
 
 
+class DocsScenario:
+    """The stuck model in the docs world, as a :class:`course.worlds.harness.Scenario`.
+
+    Each move is billed the way the fake API bills the same conversation: the first request
+    (goal and tool definitions), plus, for every call told so far, the size of the call and
+    of its output as the wire carries them.
+    """
+
+    #: What the first request weighs on the wire, and one exchange's framing around its data.
+    BASE = tokens.request_tokens({"tools": TOOLS,
+                                  "messages": [{"role": "user", "content": GOAL}]})
+    FRAMING = tokens.count([
+        {"role": "assistant", "content": [tool_use("", {}, id="toolu_" + "0" * 24)]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_" + "0" * 24,
+                                      "content": ""}]}])
+
+    def __init__(self, world: DocsWorld, *, listens: bool) -> None:
+        self.world, self.listens = world, listens
+
+    def move(self, told: list[harness.Told]) -> harness.Move:
+        kind, value = next_action([(t.output, t.is_error) for t in told], listens=self.listens)
+        calls = (harness.Call("search_docs", {"q": value}),) if kind == "search" else ()
+        prompt = self.BASE + sum(
+            self.FRAMING + tokens.count(t.call.tool) + tokens.count(t.call.args)
+            + tokens.count(t.output) for t in told)
+        written = tokens.content_tokens(_as_message((kind, value))["content"])
+        return harness.Move(calls, value if kind == "answer" else "",
+                            Usage(input_tokens=prompt, output_tokens=written), MODEL)
+
+    def run_tool(self, call: harness.Call) -> str:
+        return self.world.dispatch(call.tool, call.args)
+
+
 @dataclass
 class RunReport:
-    """How a run ended and what it cost.
+    """How a guarded run ended and what it cost.
 
     ``outcome`` is ``"answered"`` (the model finished), ``"halted"`` (the guard ended it:
-    the reason is in ``text``) or ``"out_of_turns"`` (the harness's own cap).
+    the reason is in ``text``) or ``"out_of_turns"`` (the harness's own cap). ``told`` is
+    what the model was told after each tool call (a nudge arrives with ``is_error``).
     """
 
     outcome: str
@@ -227,48 +267,32 @@ class RunReport:
     output_tokens: int = 0
     nudges: list[str] = field(default_factory=list)
     per_request_input: list[int] = field(default_factory=list)
+    told: list[harness.Told] = field(default_factory=list)
 
     @property
     def usd(self) -> float:
         return usd(self.input_tokens, self.output_tokens)
 
 
-def run_guarded(client: Any, guard: Guard, world: DocsWorld, *, goal: str = GOAL,
+def run_guarded(guard: Guard, world: DocsWorld | None = None, *, listens: bool,
                 max_turns: int = 40) -> RunReport:
-    """Run ``goal`` against ``client`` with ``guard`` checking every tool call.
+    """The stuck model's run with ``guard`` checking every tool call, wired as the seed wires it.
 
-    The first trip's message replaces that call's result (flagged ``is_error``), so the
-    model reads it and the run goes on. A trip while ``guard.trips > 1``, or ``guard.halted``,
-    ends the run with a partial report. No path raises for a stuck run.
+    The first trip's message replaces that call's output (as an error), so the model reads it
+    and the run goes on. A trip while ``guard.trips > 1``, or ``guard.halted``, ends the run
+    with a partial report. No path raises for a stuck run.
     """
-    convo: list[JSON] = [{"role": "user", "content": goal}]
-    report = RunReport("out_of_turns", f"harness cap of {max_turns} model calls reached")
-    for _ in range(max_turns):
-        reply = client.messages.create(model=MODEL, max_tokens=512, tools=TOOLS,
-                                       messages=convo)
-        report.requests += 1
-        report.input_tokens += reply.usage.input_tokens
-        report.output_tokens += reply.usage.output_tokens
-        report.per_request_input.append(reply.usage.input_tokens)
-        calls = [b for b in reply.content if b.type == "tool_use"]
-        if not calls:
-            report.outcome = "answered"
-            report.text = " ".join(b.text for b in reply.content if b.type == "text")
-            return report
-        convo.append({"role": "assistant", "content": reply.content})
-        answers = []
-        for call in calls:
-            report.tool_calls += 1
-            result, failed = world.dispatch(call.name, call.input), False
-            verdict = guard.check(call.name, call.input, world.snapshot(),
-                                  progress=world.progress())
-            if verdict is not None:
-                if guard.halted or guard.trips > 1:
-                    report.outcome, report.text = "halted", verdict
-                    return report
-                report.nudges.append(verdict)
-                result, failed = verdict, True
-            answers.append(dict(type="tool_result", tool_use_id=call.id, content=result,
-                                is_error=failed))
-        convo.append({"role": "user", "content": answers})
-    return report
+    world = world if world is not None else DocsWorld()
+
+    def on_tool_call(call: harness.Call, output: str) -> harness.Verdict | None:
+        verdict = guard.check(call.tool, call.args, world.snapshot(), progress=world.progress())
+        if verdict is None:
+            return None
+        return harness.Verdict("halt" if guard.halted or guard.trips > 1 else "nudge", verdict)
+
+    run = harness.drive(DocsScenario(world, listens=listens), on_tool_call=on_tool_call,
+                        max_turns=max_turns)
+    per_call = [m.usage.input_tokens for m in run.moves]
+    return RunReport(run.outcome, run.text, run.tool_calls, run.model_calls, sum(per_call),
+                     sum(m.usage.output_tokens for m in run.moves), run.nudges, per_call,
+                     run.told)

@@ -19,9 +19,7 @@ from anthropic.types import Message
 
 from ..clock import FakeClock, FakeSleep
 from ..fakes import FakeAPI, Scripted
-from ..wire import Reply, message, text
-
-JSON = dict[str, Any]
+from ..wire import JSON, Reply, message, text
 
 MODEL = "claude-opus-5"
 QUESTION = "Summarise ticket #4417 in one line."

@@ -11,9 +11,7 @@ from typing import Any
 
 from ..cassette import Replay
 from ..fakes import FakeAPI, Queue, Scripted
-from ..wire import message, text, tool_use
-
-JSON = dict[str, Any]
+from ..wire import JSON, message, text, tool_use
 
 GOAL = "What is the weather in the capital of France?"
 THREE_CITIES_GOAL = "What is the weather in Paris, Tokyo, and Lima?"
@@ -125,12 +123,6 @@ def result_messages(body: JSON) -> list[JSON]:
     """The user messages of a request that carry at least one tool_result."""
     return [m for m in body["messages"] if m["role"] == "user" and isinstance(m["content"], list)
             and any(b.get("type") == "tool_result" for b in m["content"])]
-
-
-def tool_results(body: JSON) -> list[JSON]:
-    """Every tool_result block of a request, in order."""
-    return [b for m in result_messages(body) for b in m["content"]
-            if b.get("type") == "tool_result"]
 
 
 def assistant_blocks(body: JSON) -> list[JSON]:
