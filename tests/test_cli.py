@@ -57,6 +57,7 @@ def test_malformed_cassette_is_reported_by_check(capsys, tmp_path):
     assert "course/cassettes/broken.json: invalid JSON at line 1" in out
 
 
+@pytest.mark.slow
 def test_malformed_notebook_stops_release_and_writes_nothing(capsys, tmp_path):
     tree = _tree(tmp_path)
     before = {p: p.read_bytes() for p in (tree / "release").rglob("*") if p.is_file()}
@@ -73,7 +74,7 @@ def test_malformed_notebook_stops_release_and_writes_nothing(capsys, tmp_path):
 def test_broken_authoring_script_names_file_and_line(capsys, tmp_path):
     tree = _tree(tmp_path)
     script = tree / "authoring" / LAB / f"{LAB}.py"
-    script.write_text(script.read_text().replace("kind=tests points=2", "kind=tests", 1))
+    script.write_text(script.read_text().replace('kind="tests" points=2', 'kind="tests"', 1))
     code, _, err = run(capsys, "--course-dir", str(tree), "build")
     assert code == 2 and f"authoring/{LAB}/{LAB}.py:" in err and "positive points" in err
 
@@ -97,6 +98,7 @@ def class_course(graded_class):
     return graded_class[0]
 
 
+@pytest.mark.slow
 def test_grade_prints_a_table_per_student_and_cell(graded_class):
     _, code, out = graded_class
     assert code == 0, out
@@ -110,6 +112,7 @@ def test_grade_prints_a_table_per_student_and_cell(graded_class):
     assert "autograded 3/3 submissions" in out
 
 
+@pytest.mark.slow
 def test_feedback_writes_html_for_each_student(capsys, class_course):
     code, _, _ = run(capsys, "--course-dir", str(class_course), "feedback", LAB)
     assert code == 0

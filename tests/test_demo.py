@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from course.grading import runner
 from course.grading.demo import run_demo
 
 from . import ROOT
+
+pytestmark = pytest.mark.slow  # starts kernels and nbgrader processes
 
 
 def test_demo_grades_solution_stub_and_one_bug_per_notebook(capsys, tmp_path):

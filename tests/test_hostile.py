@@ -18,6 +18,8 @@ from course.grading.mutation import submission
 
 from . import ROOT
 
+pytestmark = pytest.mark.slow  # starts kernels and nbgrader processes
+
 LAB = "lab01_tool_loop"
 NB = f"{LAB}.ipynb"
 

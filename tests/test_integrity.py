@@ -32,6 +32,7 @@ def test_there_are_assignments():
     assert "lab01_tool_loop" in ASSIGNMENTS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample", SAMPLES, ids=[f"{s.assignment}-{s.student}" for s in SAMPLES])
 def test_sample_scores_as_it_must(verdicts, sample):
     v = verdicts[(sample.assignment, sample.student)]
@@ -55,10 +56,12 @@ def test_static_integrity():
     assert not problems, "\n".join(map(str, problems))
 
 
+@pytest.mark.slow
 def test_release_is_a_fresh_generation():
     assert build.release(ROOT, check=True) == []
 
 
+@pytest.mark.slow
 def test_solutions_are_a_fresh_execution():
     assert build.build_solutions(ROOT, check=True) == []
 
@@ -184,6 +187,7 @@ def test_outputs_in_source_are_reported(tree):
     assert any("outputs or an execution count" in p.what for p in integrity.check_source(path, nb))
 
 
+@pytest.mark.slow
 def test_release_check_notices_a_hand_edit(tree):
     released = tree / "release" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
     released.write_text(released.read_text().replace("Lab 1", "Lab One", 1))

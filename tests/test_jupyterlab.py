@@ -14,6 +14,8 @@ import pytest
 
 from . import ROOT
 
+pytestmark = pytest.mark.slow  # starts kernels and nbgrader processes
+
 BIN = Path(sys.executable).parent
 
 

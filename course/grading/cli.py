@@ -128,21 +128,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from .record import Recorder, RecordingDisabled
+    from .record import RecordingDisabled, record_scenario
 
-    root = _root(args)
-    script = Path(args.script)
-    if not script.is_file():
-        raise PipelineError(f"no script at {script}; it should drive the scenario with `client`")
     try:
-        rec = Recorder(args.scenario, description=args.description)
+        target, count = record_scenario(_root(args), args.scenario, Path(args.script),
+                                        description=args.description)
     except RecordingDisabled as exc:
         raise PipelineError(str(exc)) from None
-    code = compile(script.read_text(encoding="utf-8"), str(script), "exec")
-    exec(code, {"client": rec.client(), "__name__": "__record__"})
-    target = root / "course" / "cassettes" / f"{args.scenario}.json"
-    rec.save(str(target))
-    print(f"recorded {len(rec.interactions)} interaction(s) into {target}")
+    print(f"recorded {count} interaction(s) into {target}")
     return 0
 
 

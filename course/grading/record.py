@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import anthropic
 import httpx2
@@ -105,3 +106,21 @@ class Recorder:
 
     def save(self, path: str) -> None:
         self.cassette().save(path)
+
+
+def record_scenario(root: Path, scenario: str, script: Path, *,
+                    description: str = "") -> tuple[Path, int]:
+    """Run ``script`` (a Python file that drives the scenario with the ``client`` it is
+    given) against the live API and save ``course/cassettes/<scenario>.json``.
+
+    Returns the cassette's path and how many interactions it holds.
+    """
+    if not script.is_file():
+        raise RecordingDisabled(f"no script at {script}; it should drive the scenario with "
+                                "`client`")
+    rec = Recorder(scenario, description=description)
+    code = compile(script.read_text(encoding="utf-8"), str(script), "exec")
+    exec(code, {"client": rec.client(), "__name__": "__record__"})  # noqa: S102 - instructor's
+    target = root / "course" / "cassettes" / f"{scenario}.json"
+    rec.save(str(target))
+    return target, len(rec.interactions)
