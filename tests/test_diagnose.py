@@ -1,0 +1,53 @@
+"""Diagnosis by mutant signature: each seeded bug is named from the cells it loses."""
+
+from __future__ import annotations
+
+import pytest
+
+from course.grading import runner
+from course.grading.diagnose import MIN_SIMILARITY, class_counts, diagnose, mutants_of
+from course.grading.mutation import Mutant
+
+from . import ROOT
+
+ASSIGNMENTS = runner.assignments(ROOT)
+
+
+def _mutant(name: str, loses: set[str]) -> Mutant:
+    return Mutant(name, f"bug {name}", "cell", "old", "new", loses)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_mutant_is_diagnosed_as_itself_or_its_twin(assignment):
+    """Grading a mutant loses exactly its declared cells (tests/test_integrity.py proves that
+    through nbgrader); from those cells alone the diagnosis must name that mutant, and name
+    every other mutant with the same signature alongside it."""
+    mutants = mutants_of(ROOT, assignment)
+    assert mutants, f"{assignment} has no mutants"
+    for m in mutants:
+        d = diagnose(m.loses, mutants)
+        twins = {o.name for o in mutants if frozenset(o.loses) == frozenset(m.loses)}
+        assert {b.name for b in d.bugs} == twins, (assignment, m.name, d.text)
+        assert d.similarity == 1.0 and d.text.startswith("looks like ")
+
+
+def test_a_near_miss_is_named_as_closest_and_a_stranger_as_no_known_bug():
+    a, b = _mutant("a", {"x", "y", "z"}), _mutant("b", {"q"})
+    near = diagnose({"x", "y"}, [a, b])
+    assert [m.name for m in near.bugs] == ["a"] and near.text == "closest to bug a"
+    assert near.similarity == pytest.approx(2 / 3) and near.similarity >= MIN_SIMILARITY
+    stranger = diagnose({"w"}, [a, b])
+    assert stranger.bugs == () and stranger.text == "no known bug"
+
+
+def test_full_marks_and_an_empty_notebook_name_no_bug():
+    a = _mutant("a", {"x"})
+    assert diagnose(set(), [a]).text == "full marks"
+    assert diagnose({"x", "y"}, [a], all_cells={"x", "y"}).text == "no known bug"
+
+
+def test_class_counts_group_students_by_diagnosis():
+    a = _mutant("a", {"x"})
+    rows = [("lab", diagnose({"x"}, [a])), ("lab", diagnose({"x"}, [a])),
+            ("lab", diagnose(set(), [a]))]
+    assert class_counts(rows) == {("lab", "looks like bug a"): 2}
