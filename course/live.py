@@ -251,7 +251,8 @@ class Inspector:
     ``rows`` holds one :class:`Row` per request, ``findings`` every ``(request number,
     Finding)`` so far. With a widget frontend (``interactive``, guessed as the ledger
     panel does) :meth:`show` displays a panel that redraws after each request; without
-    one, each request prints its row as a line of text, and :meth:`show` prints the table.
+    one, each request prints a short entry as it happens, and :meth:`show` prints the
+    table of the requests so far.
     """
 
     def __init__(self, api: FakeAPI, *, interactive: bool | None = None) -> None:
@@ -262,7 +263,6 @@ class Inspector:
         self.rows: list[Row] = []
         self.png: bytes = growth_png([])
         self._widget: Any = None
-        self._header_printed = False
         self.detach = api.on_request(self._observe)
 
     @property
@@ -289,12 +289,15 @@ class Inspector:
             self._print_row(row)
 
     def _print_row(self, row: Row) -> None:
-        text = table_text([row]).splitlines()
-        if not self._header_printed:
-            print("[inspector]", text[0])
-            self._header_printed = True
-        for line in text[1:]:
-            print("[inspector]", line)
+        """One request as a few lines of text (the fallback without a widget frontend)."""
+        pad = " " * len("[inspector] ")
+        print(f"[inspector] request {row.number}: {row.input_tokens:,} input tokens -> "
+              f"{row.reply}")
+        print(f"{pad}{row.shape}")
+        if row.tool_uses:
+            print(f"{pad}tool_use ids: {row.ids}")
+        for f in row.findings:
+            print(f"{pad}!! {f.kind}: {f.message}")
 
     @property
     def widget(self) -> Any:
@@ -333,7 +336,8 @@ class Inspector:
             from IPython.display import display
 
             display(self.widget)
-        else:
+        elif self.rows:
             print(self.table())
             print(self.summary())
-            self._header_printed = True
+        else:
+            print("[inspector] watching: one entry per request follows")

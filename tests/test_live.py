@@ -130,17 +130,25 @@ def test_examine_sees_an_assistant_turn_dropped_entirely():
     assert "no tool_use with that id" in findings[0].message
 
 
-def test_text_fallback_prints_each_row_as_it_happens(capsys):
+def test_text_fallback_prints_each_request_as_it_happens(capsys):
     api = weather.three_cities()
-    Inspector(api, interactive=False)
+    inspector = Inspector(api, interactive=False)
+    inspector.show()
+    assert "watching" in capsys.readouterr().out
     history, calls = three_calls(api)
-    printed_first = capsys.readouterr().out
-    assert "[inspector] #" in printed_first and "user[text]" in printed_first
+    first = capsys.readouterr().out
+    assert first.startswith("[inspector] request 1: 135 input tokens -> 200 tool_use"), first
+    assert "user[text]" in first and "!!" not in first
     split = [{"role": "user", "content": [result(c.id, "14C")]} for c in calls]
     send(api, history + split)
     out = capsys.readouterr().out
+    assert "[inspector] request 2:" in out
     assert "!! split_results: tool results split across 3 user messages" in out
-    assert "[inspector] #" not in out, "the header is printed once"
+    assert "toolu_01WeatherLima00000C✓" in out
+    inspector.show()
+    table = capsys.readouterr().out
+    assert table.splitlines()[0].startswith("#  messages (role[blocks])")
+    assert table.count("!! split_results") == 1 and "2 request(s)" in table
 
 
 def test_widget_panel_redraws_after_every_request():
