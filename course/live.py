@@ -240,7 +240,7 @@ def table_html(rows: Sequence[Row]) -> str:
         body += f"<tr class='live-row'{style}>{tds}</tr>"
         for f in row.findings:
             body += (f"<tr class='live-finding'{style}><td></td><td colspan='4'>"
-                     f"<b>{html.escape(PATTERNS[f.kind])}</b>: {html.escape(f.message)}"
+                     f"<b>&#9888; {html.escape(f.kind)}</b>: {html.escape(f.message)}"
                      "</td></tr>")
     return f"<table class='course-live'><tr>{head}</tr>{body}</table>"
 
