@@ -31,6 +31,7 @@ from .validation import InvalidRequest, check
 from .wire import JSON, Reply, encode_sse, error_body, sse_events
 
 Responder = Callable[[JSON], "Reply | JSON"]
+Observer = Callable[[JSON, "httpx2.Response | None"], None]
 
 BASE_URL = "https://api.anthropic.com"
 
@@ -74,6 +75,7 @@ class FakeAPI:
     * ``validate=True`` rejects malformed conversations with the API's own 400s.
     * ``requests`` keeps every request body, in order (``paths`` the URL paths).
     * Usage left as ``None`` in a reply is filled from :mod:`course.tokens`.
+    * :meth:`on_request` lets a viewer (``course.live.Inspector``) watch each request.
     """
 
     def __init__(self, responder: Responder, *, validate: bool = True) -> None:
@@ -81,6 +83,15 @@ class FakeAPI:
         self.validate = validate
         self.requests: list[JSON] = []
         self.paths: list[str] = []
+        self.observers: list[Observer] = []
+
+    def on_request(self, observer: Observer) -> Callable[[], None]:
+        """Call ``observer(body, response)`` after every request; returns a detach function.
+
+        ``response`` is ``None`` when the fake dropped the connection or ran out of replies.
+        """
+        self.observers.append(observer)
+        return lambda: self.observers.remove(observer)
 
     def client(self, **kwargs: Any) -> anthropic.Anthropic:
         """A real SDK client wired to this fake (no retries, no environment lookups)."""
@@ -93,6 +104,16 @@ class FakeAPI:
         )
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
+        seen, response = len(self.requests), None
+        try:
+            response = self._respond(request)
+            return response
+        finally:
+            if len(self.requests) > seen:
+                for observe in list(self.observers):
+                    observe(self.requests[-1], response)
+
+    def _respond(self, request: httpx2.Request) -> httpx2.Response:
         try:
             body = json.loads(request.content or b"{}")
         except json.JSONDecodeError:

@@ -218,7 +218,8 @@ def test_instructor_notes_stay_out_of_release_and_in_solutions():
 def test_student_export_holds_no_answer_and_no_hidden_test(tmp_path):
     files = export.export_student(ROOT, tmp_path / "student")
     names = {p.relative_to(tmp_path / "student").parts[0] for p in files}
-    assert names == {"release", "course", "pyproject.toml", "environment.yml", "dev", "README.md"}
+    assert names == {"release", "course", "pyproject.toml", "environment.yml", "dev", "README.md",
+                     ".jupyter"}
     assert not any(p.relative_to(tmp_path / "student").parts[:2] == ("course", "grading")
                    for p in files), "the instructor side of course/ went to students"
     secrets: set[str] = set()

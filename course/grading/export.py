@@ -6,6 +6,7 @@ they hold the answers, the hidden tests and the instructor's tools.
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -34,6 +35,38 @@ visible ones. Nothing needs an API key or the network.
 """
 
 
+# JupyterLab settings shipped in the copy; ``./dev lab`` puts LAB_CONFIG_DIR on
+# JUPYTER_CONFIG_PATH. The student keeps Validate and the Assignment List; the
+# instructor's tools and the news prompt (it asks to fetch news online) are off.
+LAB_CONFIG_DIR = ".jupyter"
+LAB_DISABLED_PLUGINS = (
+    "@jupyter/nbgrader:create-assignment",
+    "@jupyter/nbgrader:formgrader",
+    "@jupyter/nbgrader:course-list",
+    "@jupyterlab/apputils-extension:announcements",
+)
+SERVER_DISABLED_EXTENSIONS = (
+    "nbgrader.server_extensions.formgrader",
+    "nbgrader.server_extensions.course_list",
+)
+
+
+def write_student_lab_config(folder: Path) -> list[Path]:
+    """Write ``folder/.jupyter``: page config that disables the instructor's lab plugins and
+    the news prompt, and server config that turns off the instructor's server extensions."""
+    config = folder / LAB_CONFIG_DIR
+    page = config / "labconfig" / "page_config.json"
+    server = config / "jupyter_server_config.json"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(json.dumps(
+        {"disabledExtensions": dict.fromkeys(LAB_DISABLED_PLUGINS, True)}, indent=2) + "\n",
+        encoding="utf-8")
+    server.write_text(json.dumps(
+        {"ServerApp": {"jpserver_extensions": dict.fromkeys(SERVER_DISABLED_EXTENSIONS, False)}},
+        indent=2) + "\n", encoding="utf-8")
+    return [page, server]
+
+
 def export_student(root: Path, target: Path) -> list[Path]:
     """Copy what a student needs (release/ and the student side of the support package)
     into ``target``, a new or empty folder."""
@@ -49,6 +82,7 @@ def export_student(root: Path, target: Path) -> list[Path]:
             elif src.is_file():
                 shutil.copy2(src, staging / name)
         (staging / "README.md").write_text(STUDENT_README, encoding="utf-8")
+        write_student_lab_config(staging)
         if target.exists():
             target.rmdir()
         staging.replace(target)

@@ -1,0 +1,85 @@
+"""The student copy's JupyterLab settings: instructor tools and the news prompt are off.
+
+The browser test shows the effect in a page; these checks are fast and name the cause:
+the settings JupyterLab reads, and plugin ids that still exist in the installed bundles.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from course.grading.export import (
+    LAB_CONFIG_DIR,
+    LAB_DISABLED_PLUGINS,
+    SERVER_DISABLED_EXTENSIONS,
+    export_student,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PREFIX = Path(sys.prefix)
+STUDENT_PLUGINS = ("@jupyter/nbgrader:validate-assignment", "@jupyter/nbgrader:assignment-list")
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory) -> Path:
+    target = tmp_path_factory.mktemp("export") / "student"
+    export_student(ROOT, target)
+    return target
+
+
+def _disabled(config_path: Path | None, tmp: Path) -> list[str]:
+    """The plugins ``jupyter labextension list`` reports as disabled."""
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp / "cfg"), "NO_COLOR": "1"}
+    env.pop("JUPYTER_CONFIG_PATH", None)
+    if config_path is not None:
+        env["JUPYTER_CONFIG_PATH"] = str(config_path)
+    out = subprocess.run([str(Path(sys.executable).parent / "jupyter"), "labextension", "list"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    text = out.stdout + out.stderr
+    if "Disabled extensions:" not in text:
+        return []
+    tail = text.split("Disabled extensions:", 1)[1].splitlines()
+    return [ln.strip() for ln in tail if ln.startswith("    ") and ln.strip()]
+
+
+def test_copy_ships_the_settings(copy):
+    page = json.loads((copy / LAB_CONFIG_DIR / "labconfig" / "page_config.json").read_text())
+    assert sorted(k for k, v in page["disabledExtensions"].items() if v) == sorted(
+        LAB_DISABLED_PLUGINS)
+    server = json.loads((copy / LAB_CONFIG_DIR / "jupyter_server_config.json").read_text())
+    assert server["ServerApp"]["jpserver_extensions"] == dict.fromkeys(
+        SERVER_DISABLED_EXTENSIONS, False)
+    assert not set(STUDENT_PLUGINS) & set(LAB_DISABLED_PLUGINS)
+
+
+def test_jupyterlab_reads_them_from_the_copy_only(copy, tmp_path):
+    with_copy = _disabled(copy / LAB_CONFIG_DIR, tmp_path)
+    assert sorted(with_copy) == sorted(LAB_DISABLED_PLUGINS), with_copy
+    without = _disabled(None, tmp_path)
+    assert not set(without) & set(LAB_DISABLED_PLUGINS), (
+        f"the instructor's JupyterLab has student settings too: {without}")
+
+
+@pytest.mark.parametrize("plugin", [*LAB_DISABLED_PLUGINS, *STUDENT_PLUGINS])
+def test_plugin_ids_exist_in_the_installed_bundles(plugin):
+    """A renamed plugin would make the setting a silent no-op: the id must still exist."""
+    package, _ = plugin.split(":")
+    if package.startswith("@jupyter/"):
+        static = PREFIX / "share/jupyter/labextensions" / package / "static"
+    else:
+        static = PREFIX / "share/jupyter/lab/static"
+    assert static.is_dir(), static
+    needle = f'"{plugin}"'
+    assert any(needle in p.read_text(encoding="utf-8", errors="ignore")
+               for p in static.glob("*.js")), f"no plugin {plugin} in {static}"
+
+
+def test_dev_lab_puts_the_copy_settings_on_the_config_path():
+    dev = (ROOT / "dev").read_text()
+    assert f'[ -d {LAB_CONFIG_DIR} ] && export JUPYTER_CONFIG_PATH="$PWD/{LAB_CONFIG_DIR}' in dev
