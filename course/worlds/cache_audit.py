@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import tokens
 from ..clock import FakeClock
-from ..fakes import FakeAPI, PromptCache, Scripted
+from ..fakes import FakeAPI, PromptCache, Queue, Scripted
 from ..wire import message, text
 
 JSON = dict[str, Any]
@@ -108,15 +108,19 @@ def healthy(question: str) -> JSON:
             "messages": [_user(question)]}
 
 
-def stamped(clock: Callable[[], float]) -> Builder:
-    """A builder that puts the current time into the first line of the system prompt."""
+def stamped(start: str = "2026-07-30T09:15:00") -> Builder:
+    """A builder that writes the current time into the first line of the system prompt.
+
+    Its wall clock moves one second every time the builder reads it, as ``datetime.now()``
+    does between two requests, so no two calls render the same prompt.
+    """
+    ticks = itertools.count(1)
+    t0 = dt.datetime.fromisoformat(start)
 
     def build(question: str) -> JSON:
-        now = dt.datetime.fromtimestamp(clock(), dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        header = f"{HEADER} Current time: {now}."
-        width = f"{HEADER} Current time: {STAMP}."
-        system = _system(width)
-        system[0] = text(header)
+        now = (t0 + dt.timedelta(seconds=next(ticks))).strftime("%Y-%m-%dT%H:%M:%SZ")
+        system = _system(f"{HEADER} Current time: {STAMP}.")   # sized for the stamp's width
+        system[0] = text(f"{HEADER} Current time: {now}.")
         return {"model": MODEL, "max_tokens": 1024, "tools": TOOLS, "system": system,
                 "messages": [_user(question)]}
 
@@ -200,8 +204,20 @@ def support_api(clock: FakeClock | None = None) -> tuple[FakeAPI, PromptCache, F
     return FakeAPI(cache), cache, clock
 
 
-def builders(clock: FakeClock) -> dict[str, Builder]:
+def builders() -> dict[str, Builder]:
     """Fresh instances of every builder, by name (the stateful ones start from the top)."""
-    return {"healthy": healthy, "stamped": stamped(clock), "shuffled": shuffled(),
+    return {"healthy": healthy, "stamped": stamped(), "shuffled": shuffled(),
             "model_switch": model_switch(), "too_short": too_short,
             "early_breakpoint": early_breakpoint}
+
+
+def billed_as(rows: list[tuple[int, int, int]]) -> FakeAPI:
+    """A fake API whose k-th reply reports ``rows[k]`` as (uncached_in, cache_write, cache_read).
+
+    No cache runs behind it: use it to put an exact ratio in front of an audit.
+    """
+    replies = [message([text("ok")], usage={"input_tokens": i, "output_tokens": OUTPUT_TOKENS,
+                                             "cache_creation_input_tokens": w,
+                                             "cache_read_input_tokens": r})
+               for i, w, r in rows]
+    return FakeAPI(Queue(replies))
