@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 
-from course.grading.authoring import build
-from course.grading.markers import without
 from course.grading.mutation import load_mutants
 from course.worlds import cache_audit as world
 
+from . import graded_cells as cells
 from . import notebook_code
 
 ASSIGNMENT = "lab07_cache_audit"
@@ -36,25 +35,6 @@ def _ns(edits=()) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def sol() -> dict[str, Any]:
     return _ns()
-
-
-def graded_cells() -> dict[str, str]:
-    """grade_id -> the full test code (visible and hidden) of every autograded cell."""
-    path = notebook_code.script(ASSIGNMENT)
-    nb = build(path.read_text(encoding="utf-8"), str(path))
-    return {c.metadata["nbgrader"]["grade_id"]: without(c.source, drop=())
-            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")
-            and c.cell_type == "code"}
-
-
-def failing_cells(ns: dict[str, Any]) -> set[str]:
-    failed = set()
-    for gid, code in graded_cells().items():
-        try:
-            exec(compile(code, f"<{gid}>", "exec"), dict(ns))  # noqa: S102 - our notebook
-        except Exception:
-            failed.add(gid)
-    return failed
 
 
 def _cold(build_request, n=3):
@@ -174,18 +154,19 @@ def test_find_invalidator_names_each_line(sol):
 
 
 def test_every_cell_passes_on_the_solution(sol):
-    assert failing_cells(sol) == set()
+    assert cells.failing_cells(ASSIGNMENT, sol) == set()
 
 
 def test_every_cell_fails_on_the_stub():
     stub = {name: (lambda *a, **k: (_ for _ in ()).throw(NotImplementedError()))
             for name in ("call_usd", "audit_caching", "find_invalidator")}
-    assert failing_cells({**_ns(), **stub}) == set(graded_cells())
+    assert cells.failing_cells(ASSIGNMENT, {**_ns(), **stub}) == set(
+        cells.graded_cells(ASSIGNMENT))
 
 
 @pytest.mark.parametrize("mutant", load_mutants(MUTANTS), ids=lambda m: m.name)
 def test_each_mutant_loses_exactly_its_cells(mutant):
-    assert failing_cells(_ns(mutant.edits())) == set(mutant.loses)
+    assert cells.failing_cells(ASSIGNMENT, _ns(mutant.edits())) == set(mutant.loses)
 
 
 def test_mutants_cover_the_seed_bugs():
