@@ -278,7 +278,8 @@ print(find_invalidator(world.stamped()))
 healthy_usd = call_usd(210, 6_100, 18_400, 400)
 assert round(healthy_usd, 4) == 0.0584, (
     f"cache reads bill at 0.10x input: the healthy call is $0.0584, got ${healthy_usd:.4f}")
-assert round(call_usd(18_610, 6_100, 0, 400), 4) == 0.1412, "the broken call is $0.1412"
+assert round(call_usd(18_610, 6_100, 0, 400), 4) == 0.1412, (
+    "lost reads bill as uncached input at 1.0x: the broken call is $0.1412")
 ### BEGIN HIDDEN TESTS
 import math
 

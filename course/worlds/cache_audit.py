@@ -44,10 +44,11 @@ _BREAK = {"type": "ephemeral"}
 
 def _filler(kind: str, n_chars: int) -> str:
     """Deterministic readable text of exactly ``n_chars`` characters."""
-    lines = []
+    lines, size = [], 0
     for i in itertools.count(1):
         lines.append(f"{kind} {i:04d}: refunds within 30 days; escalate outages; never share keys.")
-        if sum(len(x) + 1 for x in lines) >= n_chars:
+        size += len(lines[-1]) + 1
+        if size >= n_chars:
             break
     return "\n".join(lines)[:n_chars]
 
