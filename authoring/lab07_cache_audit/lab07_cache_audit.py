@@ -6,6 +6,7 @@
 # **You implement**
 #
 # ```python
+# PRICE                                # {model: {"in": usd_per_token, "out": usd_per_token}}, as in Lab 3
 # call_usd(inp, cw, cr, out, model="claude-opus-5") -> float
 #     # dollars for one call: uncached input, cache write (1.25x input), cache read (0.10x
 #     # input), output; prices from PRICE[model] (a KeyError for a model not in PRICE)
@@ -43,11 +44,6 @@ import json
 from course.worlds import cache_audit as world
 
 OPUS = "claude-opus-5"
-PRICE = {  # USD per token
-    "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
-    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
-    "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
-}
 print(f"stable prefix {world.PREFIX_TOKENS:,} tok | retrieved docs {world.DOCS_TOKENS:,} tok | "
       f"uncached tail {world.TAIL_TOKENS} tok | output {world.OUTPUT_TOKENS} tok")
 
@@ -174,6 +170,17 @@ print(f"stamped / healthy = {priced(row) / healthy_usd:.2f}x")
 # cache breakpoint goes, so the audit is the same code with or without one.
 #
 # ## Implement
+
+# %% id="price" kind="solution"
+# PRICE[model] = {"in": USD per input token, "out": USD per output token} for claude-opus-5,
+# claude-sonnet-5 and claude-haiku-4-5: the table you built in Lab 3 ($5/MTok is 5 / 1_000_000).
+### BEGIN SOLUTION
+PRICE = {
+    "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
+    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
+    "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
+}
+### END SOLUTION
 
 # %% id="call_usd" kind="solution"
 def call_usd(inp, cw, cr, out, model="claude-opus-5"):

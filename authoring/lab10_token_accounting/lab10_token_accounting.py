@@ -6,6 +6,7 @@
 # **You implement**
 #
 # ```python
+# PRICE                                   # {model: {"in": usd_per_token, "out": usd_per_token}}, as in Lab 3
 # class Ledger:
 #     Ledger()
 #     .rows                                   # one dict per recorded call, in order
@@ -44,11 +45,6 @@
 from course.worlds import token_accounting as world
 
 OPUS, SONNET = world.OPUS, world.SONNET
-PRICE = {  # USD per token
-    "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
-    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
-    "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
-}
 print("ticket:", world.GOAL)
 
 # %% [markdown]
@@ -63,10 +59,11 @@ print("ticket:", world.GOAL)
 # of the four terms" (input and output) by 40%. Check it term by term:
 
 # %%
+PER_MTOK = {OPUS: {"in": 5.00, "out": 25.00}, SONNET: {"in": 3.00, "out": 15.00}}
 for term, mult, rate in [("uncached input", 1.00, "in"), ("cache write", 1.25, "in"),
                          ("cache read", 0.10, "in"), ("output", 1.00, "out")]:
-    opus = mult * PRICE[OPUS][rate] * 1e6
-    sonnet = mult * PRICE[SONNET][rate] * 1e6
+    opus = mult * PER_MTOK[OPUS][rate]
+    sonnet = mult * PER_MTOK[SONNET][rate]
     print(f"{term:>15}: opus ${opus:6.3f}/MTok -> sonnet ${sonnet:6.3f}/MTok, "
           f"cut {1 - sonnet / opus:.0%}")
 
@@ -87,8 +84,8 @@ for term, mult, rate in [("uncached input", 1.00, "in"), ("cache write", 1.25, "
 # fake's fixed usage:
 
 # %%
-P_IN = {m: PRICE[m]["in"] for m in PRICE}
-P_OUT = {m: PRICE[m]["out"] for m in PRICE}
+P_IN = {m: rates["in"] / 1e6 for m, rates in PER_MTOK.items()}
+P_OUT = {m: rates["out"] / 1e6 for m, rates in PER_MTOK.items()}
 
 
 def priced(model, row):
@@ -171,6 +168,17 @@ for event in raw:
 # without a graph around it.
 #
 # ## Implement
+
+# %% id="price" kind="solution"
+# PRICE[model] = {"in": USD per input token, "out": USD per output token} for claude-opus-5,
+# claude-sonnet-5 and claude-haiku-4-5: the table you built in Lab 3 ($5/MTok is 5 / 1_000_000).
+### BEGIN SOLUTION
+PRICE = {
+    "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
+    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
+    "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
+}
+### END SOLUTION
 
 # %% id="ledger" kind="solution"
 import functools
