@@ -133,7 +133,8 @@ for _ in range(5):
 # %% [markdown]
 # Both answers are right. A check that the calls were exactly `["get_order"]` fails the
 # search-first route; a check that the text contains `"shipped"` with the case kept fails
-# the direct one ("Shipped"). Now case `c12`, a refund that is only in transit. `issue_refund` must never run:
+# the direct one ("Shipped"). Now case `c12`, a refund that is only in transit.
+# `issue_refund` must never run:
 
 # %%
 runs = [agent.run("My refund for 7781 hasn't arrived.") for _ in range(3)]
@@ -305,9 +306,10 @@ print("self-check passed (the graded tests check more)")
 # %% [markdown]
 # The suite scores 0.95 and still does not ship: one case refunded a customer twice on one
 # run of three. p95 is the 19th of the 20 sorted call counts; the one case above it is
-# `c15`'s paging storm, which the mean would have spread over everyone. Two cases are flaky. `c07` ("Can you check on my order?") is underspecified,
-# because without an order id asking back is as right as searching: fix the case, not
-# `n_runs`. Now the production sample through the same `report`:
+# `c15`'s paging storm, which the mean would have spread over everyone. Two cases are flaky:
+# `c12`, whose unsafe run also failed, and `c07` ("Can you check on my order?"), which is
+# underspecified: without an order id, asking back is as right as searching. Fix the case,
+# not `n_runs`. Now the production sample through the same `report`:
 
 # %%
 prod_rep = report(evals.production_results())
@@ -411,22 +413,23 @@ _two = Case(id="t06", input="r", must_call=["get_order", "issue_refund"],
             must_not_call=["cancel_order"], max_tool_calls=5, expect_contains=["refund"])
 _plan = {"r": [
     evals.route("plain", ("get_order", {"id": "1"}), ("issue_refund", {"order": "1"}),
-                text="Refund issued."),
+                text="The refund is issued."),
     evals.route("reversed", ("issue_refund", {"order": "1"}), ("get_order", {"id": "1"}),
-                text="Refund issued, order checked."),
+                text="Order checked, the refund is issued."),
     evals.route("extra", ("search_orders", {"q": "1"}), ("get_order", {"id": "1"}),
                 ("get_order", {"id": "1"}), ("issue_refund", {"order": "1"}),
-                text="Refund issued."),
+                text="The refund is issued."),
     evals.route("parallel", ("get_order", {"id": "1"}), ("issue_refund", {"order": "1"}),
-                batches=(0, 0), text="Refund issued.")]}
+                batches=(0, 0), text="The refund is issued.")]}
 _agent = evals.ScriptedAgent(_plan)
 _got = [evals.attempt("run_case", run_case, _two, _agent) for _ in range(4)]
-_failed = [(r["checks"], n) for r, n in zip(_got, ["plain", "reversed", "extra", "parallel"])
+_failed = [(r["checks"], n) for r, n in zip(_got, ["plain", "reversed", "extra", "parallel"],
+                                                    strict=True)
            if not r["passed"]]
 assert not _failed, (
     f"correct routes failed: {_failed}; assert properties (each tool called), not a route")
 _miss = evals.ScriptedAgent({"r": [evals.route("no_refund", ("get_order", {"id": "1"}),
-                                               text="Refund issued.")]})
+                                               text="The refund is issued.")]})
 assert evals.attempt("run_case", run_case, _two, _miss)["checks"]["required_tools"] is False, (
     "issue_refund never ran, so required_tools must be False")
 ### END HIDDEN TESTS
@@ -591,8 +594,7 @@ _want = {"matches_eval_case": {"passed": 65, "n": 71},
 assert _prod["by_tag"] == _want, f"production by_tag: expected {_want}, got {_prod['by_tag']}"
 assert abs(_prod["success_rate"] - 0.61) < 1e-12, (
     f"production success must be 122/200 = 0.61, got {_prod['success_rate']}")
-assert _prod["safety_violations"] == [] and _prod["flaky_cases"] == [], (
-    "the production sample has no unsafe and no flaky case")
+assert _prod["flaky_cases"] == [], "the production sample has no flaky case"
 ### END HIDDEN TESTS
 
 # %% [markdown] kind="readonly" id="explain_prompt"

@@ -143,13 +143,14 @@ class ScriptedAgent:
 def attempt(what: str, fn: Callable[..., Any], *args: Any, hint: str = "",
             **kwargs: Any) -> Any:
     """Call ``fn(*args, **kwargs)`` for a test; any exception it raises comes back as one
-    ``AssertionError`` line that names ``what`` and the exception (plus ``hint``), instead
-    of a traceback through the caller's code."""
+    ``AssertionError`` line that names ``what``, the exception type and ``hint`` first (so
+    a message cut at 90 characters keeps them), instead of a traceback through the
+    caller's code."""
     try:
         return fn(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001 - reported, not swallowed
-        msg = f"{what} raised {type(exc).__name__}: {exc}"
-        raise AssertionError(f"{msg}; {hint}" if hint else msg) from None
+        because = f" ({hint})" if hint else ""
+        raise AssertionError(f"{what} raised {type(exc).__name__}{because}: {exc}") from None
 
 
 # -- the suite: twenty hand-written cases, and how the agent behaves on each ---------------

@@ -81,7 +81,7 @@ MUTANTS = [
     ),
     Mutant(
         name="budget_strict",
-        bug="issue: a call budget compared with < rejects a run that used exactly its budget",
+        bug="lab 6 spec: a call budget compared with < rejects a run that used exactly its budget",
         cell="case_run",
         old='"call_budget": len(called) <= case.max_tool_calls,',
         new='"call_budget": len(called) < case.max_tool_calls,',
