@@ -205,7 +205,11 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Case:
-    """One eval case: an input and the properties every acceptable run of it must have."""
+    """One eval case: an input and the properties every acceptable run of it must have.
+
+    Declare the eight fields of the signature at the top, in that order and with those
+    defaults; a list default must be a new list for each case (``field``).
+    """
 
     ### BEGIN SOLUTION
     id: str
