@@ -35,7 +35,8 @@ def namespace(assignment: str, edits: Sequence[tuple[str, str, str]] = (),
     for cell, old, new in edits:
         assert code[cell].count(old) == 1, (cell, old)
         code[cell] = code[cell].replace(old, new)
-    ns: dict[str, Any] = {"__name__": assignment, **(preamble or {})}
+    # "__main__", as in a notebook: a dataclass in an answer cell looks its module up by name.
+    ns: dict[str, Any] = {"__name__": "__main__", **(preamble or {})}
     for gid, source in code.items():
         exec(compile(source, f"<{assignment}:{gid}>", "exec"), ns)  # noqa: S102 - our notebook
     return ns
