@@ -11,7 +11,7 @@
 # ## The API you implement
 #
 # ```python
-# off = Offloader(root, threshold=2000)   # creates the folder root if it is missing
+# off = Offloader(root, threshold=2000)   # creates root (and its parents) if missing
 # off.wrap(tool_name, payload)  # -> str: the payload as text, or a pointer to its file
 # off.read(path, offset=0, limit=200)     # -> str: a window of lines, or "Error: ..."
 # off._contained(path)          # -> bool: does path really resolve inside root?
@@ -32,7 +32,7 @@
 #   * the last 4 lines, verbatim, **only when there are more than 12 lines** (with 12 or
 #     fewer, a tail would repeat lines the head already shows);
 #   * how to read the rest: the word `read_artifact` and the path again.
-#   No line of the payload may appear in the pointer twice.
+#   No other line of the payload appears in the pointer, and none appears twice.
 #
 # **`read(path, offset=0, limit=200)`** never raises. It returns a string that starts with
 # `Error:` when
@@ -48,7 +48,8 @@
 #
 # **`_contained(path)`** resolves symbolic links and `..` in both `root` and `path`
 # (`os.path.realpath`) and compares **path components** (`os.path.commonpath`), not
-# strings. It returns a `bool` and never raises.
+# strings. A relative path is taken from the current folder, as `open` would. It returns
+# a `bool` and never raises.
 
 # %%
 import os
@@ -322,9 +323,9 @@ print("self-check passed (the graded tests check more)")
 # %% [markdown]
 # ## The numbers, with your offloader
 #
-# **The walk-through's pointer.** A search returns 38,059 characters over 346 lines. The
-# pointer names the artifact's path twice, so its length depends on the root folder; the
-# figure below is quoted at `/tmp/agent-artifacts`, the root the walk-through printed.
+# **A pointer's size.** A search returns 38,059 characters over 346 lines. The pointer
+# names the artifact's path twice, so its length depends on the root folder; the figure
+# below is quoted at `/tmp/agent-artifacts`, a common default root (20 characters).
 # Ours is created under a temporary folder, so we substitute the pinned root into the
 # pointer's text rather than write to a fixed folder on your machine.
 
@@ -340,10 +341,10 @@ print(f"this machine's root is {len(off.root)} chars long, so here the pointer i
       f"{len(pointer):,} chars")
 
 # %% [markdown]
-# The walk-through reports a pointer of 1,573 characters, 24× smaller; its pointer words
-# things slightly differently, and the reference pointer here comes out at 1,555. Your own
-# wording gives a figure within a few dozen characters of both; what matters is the
-# order of magnitude, and that the head and tail survive.
+# A figure often quoted for this dump is a 1,573-character pointer, 24× smaller. That
+# pointer words its framing slightly differently; the reference pointer here comes out at
+# 1,555. Your own wording gives a figure within a few dozen characters of both; what
+# matters is the order of magnitude, and that the head and tail survive.
 #
 # **The growth, flattened.** The same 30-turn task, every result through `wrap`:
 
@@ -390,25 +391,49 @@ print("model's answer:", offload.run_task(api.client(), tool=guarded_tools).answ
 # cell works in its own temporary folder.
 
 # %% id="absolute_path_refused" kind="tests" points=1
+import json
+import os
+import tempfile
+
+def _read(off, *args, **kwargs):
+    try:
+        return off.read(*args, **kwargs)
+    except Exception as exc:
+        raise AssertionError(f"read raised {type(exc).__name__} ({exc}); it must return "
+                             "'Error: ...' for a refused path, never raise") from None
+
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 off = Offloader(os.path.join(_base, "artifacts"))
-assert off.read("/etc/passwd").startswith("Error:"), \
+assert _read(off, "/etc/passwd").startswith("Error:"), \
     "read('/etc/passwd') was served: an absolute path outside root must get 'Error: ...'"
 ### BEGIN HIDDEN TESTS
 for _p in ("/etc/hostname", "/", os.path.join(_base, "other.txt")):
     assert off._contained(_p) is False, (
         f"_contained({_p!r}) is not False: a path outside root is never contained")
-    assert off.read(_p).startswith("Error:"), f"read({_p!r}) was served, not refused"
+    assert _read(off, _p).startswith("Error:"), f"read({_p!r}) was served, not refused"
 ### END HIDDEN TESTS
 
 # %% id="sibling_prefix_refused" kind="tests" points=2
+import json
+import os
+import tempfile
+
+def _read(off, *args, **kwargs):
+    try:
+        return off.read(*args, **kwargs)
+    except Exception as exc:
+        raise AssertionError(f"read raised {type(exc).__name__} ({exc}); it must return "
+                             "'Error: ...' for a refused path, never raise") from None
+
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
 os.makedirs(_root + "-evil")
 with open(os.path.join(_root + "-evil", "secret.txt"), "w") as _f:
     _f.write("tenant-b api key\n")
-_out = off.read(os.path.join(_root + "-evil", "secret.txt"))
+_out = _read(off, os.path.join(_root + "-evil", "secret.txt"))
 assert _out.startswith("Error:"), (
     "sibling prefix <root>-evil/secret.txt was read: compare path components "
     f"(commonpath), not strings (startswith); got {_out[:40]!r}")
@@ -420,47 +445,75 @@ for _p in (os.path.join(_root + "2", "x.txt"), _root + "-evil/secret.txt"):
     assert off._contained(_p) is False, (
         f"_contained says {_p[len(_base):]!r} is inside {_root[len(_base):]!r}: a folder "
         "whose name merely extends root is a sibling, not a child")
-    assert off.read(_p).startswith("Error:"), f"sibling {_p[len(_base):]!r} was served"
+    assert _read(off, _p).startswith("Error:"), f"sibling {_p[len(_base):]!r} was served"
 ### END HIDDEN TESTS
 
 # %% id="symlink_refused" kind="tests" points=2
+import json
+import os
+import tempfile
+
+def _read(off, *args, **kwargs):
+    try:
+        return off.read(*args, **kwargs)
+    except Exception as exc:
+        raise AssertionError(f"read raised {type(exc).__name__} ({exc}); it must return "
+                             "'Error: ...' for a refused path, never raise") from None
+
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
 with open(os.path.join(_base, "secret.txt"), "w") as _f:
     _f.write("tenant-b api key\n")
 os.symlink(os.path.join(_base, "secret.txt"), os.path.join(_root, "innocent.txt"))
-_out = off.read(os.path.join(_root, "innocent.txt"))
+_out = _read(off, os.path.join(_root, "innocent.txt"))
 assert _out.startswith("Error:"), (
     "a symlink planted inside root was followed: resolve links with realpath before "
     f"checking; got {_out[:40]!r}")
 ### BEGIN HIDDEN TESTS
 os.symlink(_base, os.path.join(_root, "up"))
 _via_dir = os.path.join(_root, "up", "secret.txt")
-assert off._contained(_via_dir) is False and off.read(_via_dir).startswith("Error:"), (
+assert off._contained(_via_dir) is False and _read(off, _via_dir).startswith("Error:"), (
     "a symlinked FOLDER inside root (root/up -> its parent) let secret.txt through; "
     "realpath resolves every component, abspath none")
 os.symlink("/etc/passwd", os.path.join(_root, "passwd.txt"))
-assert off.read(os.path.join(_root, "passwd.txt")).startswith("Error:"), (
+assert _read(off, os.path.join(_root, "passwd.txt")).startswith("Error:"), (
     "root/passwd.txt -> /etc/passwd was served")
 ### END HIDDEN TESTS
 
 # %% id="traversal_refused" kind="tests" points=1
+import json
+import os
+import tempfile
+
+def _read(off, *args, **kwargs):
+    try:
+        return off.read(*args, **kwargs)
+    except Exception as exc:
+        raise AssertionError(f"read raised {type(exc).__name__} ({exc}); it must return "
+                             "'Error: ...' for a refused path, never raise") from None
+
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
 with open(os.path.join(_base, "secret.txt"), "w") as _f:
     _f.write("outside\n")
-assert off.read(os.path.join(_root, "..", "secret.txt")).startswith("Error:"), \
+assert _read(off, os.path.join(_root, "..", "secret.txt")).startswith("Error:"), \
     "root/../secret.txt was served: resolve .. before checking containment"
 ### BEGIN HIDDEN TESTS
 for _p in (os.path.join(_root, "..", "..", "..", "etc", "passwd"),
            os.path.join(_root, "a", "..", "..", "secret.txt")):
     assert off._contained(_p) is False, f"_contained accepted a traversal: {_p[len(_base):]!r}"
-    assert off.read(_p).startswith("Error:"), f"traversal {_p[len(_base):]!r} was served"
+    assert _read(off, _p).startswith("Error:"), f"traversal {_p[len(_base):]!r} was served"
 ### END HIDDEN TESTS
 
 # %% id="legitimate_read_works" kind="tests" points=2
+import json
+import os
+import tempfile
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
@@ -495,6 +548,10 @@ assert off._contained(os.path.join(_root, "sub", "..", "f.txt")) is True, (
 ### END HIDDEN TESTS
 
 # %% id="offset_limit_validated" kind="tests" points=2
+import json
+import os
+import tempfile
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
@@ -521,6 +578,10 @@ assert off.read(_path, 400, 5) == "[lines 400-400 of 400]\n", (
 ### END HIDDEN TESTS
 
 # %% id="small_results_unchanged" kind="tests" points=2
+import json
+import os
+import tempfile
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
@@ -545,6 +606,10 @@ assert _low.wrap("t", "z" * 51) != "z" * 51 and _low.wrap("t", "z" * 50) == "z" 
 ### END HIDDEN TESTS
 
 # %% id="pointer_not_thin" kind="tests" points=2
+import json
+import os
+import tempfile
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
@@ -575,6 +640,10 @@ assert _lines2[1] in _ptr2 and _lines2[-1] in _ptr2, (
 ### END HIDDEN TESTS
 
 # %% id="tail_only_when_more_than_12" kind="tests" points=1
+import json
+import os
+import tempfile
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 off = Offloader(os.path.join(_base, "artifacts"))
 _rows = [f"line {i:02d} " + "=" * 300 for i in range(1, 11)]
