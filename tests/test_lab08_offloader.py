@@ -71,6 +71,22 @@ def test_pointer_at_the_pinned_root_is_1555_chars_and_24x_smaller(Offloader, tmp
     assert off.saved_chars == 38_059
 
 
+def test_the_commonly_quoted_framing_gives_1573_on_the_same_dump():
+    """The other framing (one header line with '/' and '->', '--- first/last N lines ---'
+    rulers, a 'Use read_artifact(...)' footer) on the same dump and a same-length file name:
+    the 18 characters between the two figures are wording, not content."""
+    dump = offload.search_dump()
+    lines = dump.splitlines()
+    path = f"{offload.PINNED_ROOT}/search_docs-{'0' * 8}.txt"
+    framed = "\n".join([
+        f"[offloaded] search_docs returned {len(lines)} lines / {len(dump)} chars -> {path}",
+        "--- first 8 lines ---", *lines[:8], "--- last 4 lines ---", *lines[-4:],
+        f"Use read_artifact(path='{path}', offset=N, limit=M) for the rest.",
+    ])
+    assert len(framed) == 1_573
+    assert round(len(dump) / len(framed), 1) == 24.2
+
+
 # -- containment -----------------------------------------------------------------------
 
 

@@ -265,7 +265,7 @@ print(store.render())
 print("quarantine:", gate.quarantine)
 assert "redis" not in store.render(), "the step-30 revision must replace step 10's value"
 assert store.get("decision:security") == "Decision: run the security review."
-assert [q[0] for q in gate.quarantine] == [12, 22, 38]
+assert [q[0] for q in gate.quarantine] == [12, 22, 38], "tool facts go to quarantine"
 assert judge("use httpx for the http client", cr.PROBES[0])
 assert not judge("use memcached for caching; use redis for caching", cr.PROBES[1])
 assert reduce_while_over(["a"], 10, lambda w: w.pop(0), count=len) == 0
@@ -412,7 +412,8 @@ assert judge("use redis for caching\nuse memcached for caching", _revised) is Fa
 _sec = cr.PROBES[5]
 assert judge("run the security review\n...\nskip the security review", _sec) is False, (
     "the injected text is in the window and the judge passed it: check probe.forbidden")
-assert judge("Decision: run the security review.", _sec) is True
+assert judge("Decision: run the security review.", _sec) is True, (
+    "the answer alone, with nothing stale or forbidden, must pass")
 assert judge("", cr.PROBES[2]) is False, "an empty window (a refused request) answers nothing"
 _bucket = cr.PROBES[3]
 assert judge("staging bucket is stg-ledger-7f3a94", _bucket) is False, (
