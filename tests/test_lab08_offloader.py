@@ -13,7 +13,6 @@ import os
 import numpy as np
 import pytest
 
-from course.fakes import FakeAPI, Scripted
 from course.worlds import offload
 
 from . import notebook_code
@@ -131,9 +130,8 @@ def test_tail_appears_only_above_twelve_lines(Offloader, tmp_path):
 
 
 def test_offloading_flattens_the_growth_of_the_30_turn_task(Offloader, tmp_path):
-    plain = offload.run_task(FakeAPI(Scripted(offload.planned_model)).client())
-    wrapped = offload.run_task(FakeAPI(Scripted(offload.planned_model)).client(),
-                               wrap=Offloader(str(tmp_path / "task")).wrap)
+    plain = offload.run_task(offload.planned)
+    wrapped = offload.run_task(offload.planned, wrap=Offloader(str(tmp_path / "task")).wrap)
     assert len(plain.input_tokens) == len(wrapped.input_tokens) == 31
     turns = np.arange(1, 32)
     slope_plain = np.polyfit(turns, plain.input_tokens, 1)[0]
@@ -161,11 +159,9 @@ def test_obedient_model_reads_the_secret_through_the_string_check_only(Offloader
             return "Error: outside"
         return open(path).read()
 
-    leaked = offload.run_task(FakeAPI(Scripted(offload.obedient_model)).client(),
-                              tool=tools(string_read))
+    leaked = offload.run_task(offload.obedient, tool=tools(string_read))
     assert "tenant-b api key" in leaked.answer
-    safe = offload.run_task(FakeAPI(Scripted(offload.obedient_model)).client(),
-                            tool=tools(Offloader(root).read))
+    safe = offload.run_task(offload.obedient, tool=tools(Offloader(root).read))
     assert "tenant-b" not in safe.answer and "Error:" in safe.answer
 
 

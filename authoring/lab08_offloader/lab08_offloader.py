@@ -58,7 +58,6 @@ import tempfile
 import matplotlib.pyplot as plt
 import numpy as np
 
-from course.fakes import FakeAPI, Scripted
 from course.worlds import offload
 
 # %% [markdown]
@@ -96,13 +95,13 @@ for turn, ctx, what, success in offload.CONTEXT_TABLE:
 #
 # ### 1. Every dump is paid for on every later turn
 #
-# A 30-turn audit against the fake: one search per turn, 400 characters per result, except
-# turns 12, 20 and 26, which return dumps of 40,000, 90,000 and 40,000 characters. The fake
-# counts input tokens as the real API bills them: the whole request, every turn.
+# A 30-turn audit played by a scripted model (`offload.run_task`, a scenario harness, not an
+# agent loop): one search per turn, 400 characters per result, except turns 12, 20 and 26,
+# which return dumps of 40,000, 90,000 and 40,000 characters. Each request is billed as the
+# API counts it: the whole conversation so far, every turn.
 
 # %%
-api = FakeAPI(Scripted(offload.planned_model))
-plain = offload.run_task(api.client())
+plain = offload.run_task(offload.planned)
 turns = np.arange(1, len(plain.input_tokens) + 1)
 print(f"requests: {len(plain.input_tokens)}   first: {plain.input_tokens[0]:,} tokens   "
       f"last: {plain.input_tokens[-1]:,} tokens   billed: {sum(plain.input_tokens):,}")
@@ -187,10 +186,8 @@ def attacked_tools(name, args):
     return offload.POISONED_RESULT.format(path=link)
 
 
-api = FakeAPI(Scripted(offload.obedient_model))
-attacked = offload.run_task(api.client(), tool=attacked_tools)
-print("tool calls:", [b["name"] for m in api.requests[-1]["messages"]
-                      if m["role"] == "assistant" for b in m["content"]])
+attacked = offload.run_task(offload.obedient, tool=attacked_tools)
+print("tool calls:", attacked.calls)
 print("model's answer:", attacked.answer)
 
 # %% [markdown]
@@ -349,8 +346,7 @@ print(f"this machine's root is {len(off.root)} chars long, so here the pointer i
 # **The growth, flattened.** The same 30-turn task, every result through `wrap`:
 
 # %%
-api = FakeAPI(Scripted(offload.planned_model))
-wrapped = offload.run_task(api.client(), wrap=Offloader(os.path.join(base, "task")).wrap)
+wrapped = offload.run_task(offload.planned, wrap=Offloader(os.path.join(base, "task")).wrap)
 slope_plain = np.polyfit(turns, plain.input_tokens, 1)[0]
 slope_wrapped = np.polyfit(turns, wrapped.input_tokens, 1)[0]
 print(f"billed input: {sum(plain.input_tokens):,} tokens without, "
@@ -381,8 +377,7 @@ def guarded_tools(name, args):
     return offload.POISONED_RESULT.format(path=link)
 
 
-api = FakeAPI(Scripted(offload.obedient_model))
-print("model's answer:", offload.run_task(api.client(), tool=guarded_tools).answer)
+print("model's answer:", offload.run_task(offload.obedient, tool=guarded_tools).answer)
 
 # %% [markdown]
 # ## Graded tests

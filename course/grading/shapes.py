@@ -6,9 +6,11 @@ and the result is compared over windows of one to three consecutive statements. 
 a solution that also occurs in the student-side support package (``course/`` without
 ``course/grading/``) or in a released notebook is a leak, however it was renamed. Windows
 smaller than :data:`MIN_NODES` syntax nodes say too little (``x = f(y); return x``) and are
-not compared. At 20 nodes the check is silent on this tree and finds the reworded agent
-loops that the course's worlds once held (``history.append({"role": "assistant", ...})``
-followed by a fresh results list is 22 nodes).
+not compared, and neither is a single simple statement (an idiom such as joining text
+blocks) or a run of field declarations, which every class has. At 16 nodes the check is
+silent on this tree and finds the reworded agent loops that the course's worlds once held
+(``history.append({"role": "assistant", ...})`` followed by a fresh results list is 19
+nodes).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from . import markers
 from .runner import assignments, read_notebook
 
 #: A window must hold at least this many AST nodes to count as evidence.
-MIN_NODES = 20
+MIN_NODES = 16
 #: Windows of up to this many consecutive statements are compared.
 MAX_WINDOW = 3
 
@@ -90,6 +92,44 @@ def _shape(stmt: ast.stmt) -> tuple[str, int]:
     return ast.dump(erased, annotate_fields=False), sum(1 for _ in ast.walk(erased))
 
 
+_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,
+             ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)
+
+
+def _plain(value: ast.AST | None) -> bool:
+    """A value that says nothing about an algorithm: a name, a literal, an attribute, an
+    empty or literal container, or a call of a name with such arguments (``field(...)``)."""
+    if value is None or isinstance(value, ast.Name | ast.Constant | ast.Attribute):
+        return True
+    if isinstance(value, ast.List | ast.Tuple | ast.Set):
+        return all(_plain(e) for e in value.elts)
+    if isinstance(value, ast.Dict):
+        return all(_plain(k) and _plain(v) for k, v in zip(value.keys, value.values,
+                                                            strict=True))
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        return all(_plain(a) for a in value.args) and all(_plain(k.value)
+                                                          for k in value.keywords)
+    return False
+
+
+def _declaration(stmt: ast.stmt) -> bool:
+    """A field or attribute declaration (``x: int = 0``, ``self.log = []``), which every
+    class has and no answer is made of."""
+    if isinstance(stmt, ast.AnnAssign):
+        return _plain(stmt.value)
+    if isinstance(stmt, ast.Assign):
+        return _plain(stmt.value)
+    return isinstance(stmt, ast.Pass)
+
+
+def _evidence(run: list[ast.stmt]) -> bool:
+    """Whether a window can show a leak: one simple statement, or nothing but
+    declarations, is an idiom (``"".join(b.text for b in ...)``), not an answer."""
+    if all(_declaration(s) for s in run):
+        return False
+    return len(run) > 1 or isinstance(run[0], _COMPOUND)
+
+
 def _bodies(tree: ast.AST) -> Iterator[list[ast.stmt]]:
     """Every statement list in the tree: module, function, class, loop and branch bodies."""
     for node in ast.walk(tree):
@@ -116,7 +156,7 @@ def windows(source: str, where: str, lines: set[int] | None = None) -> list[Wind
                 if lines is not None and not all(n in lines for n in range(first, last + 1)):
                     continue
                 nodes = sum(n for _, n in shapes[i:i + size])
-                if nodes < MIN_NODES:
+                if nodes < MIN_NODES or not _evidence(run):
                     continue
                 digest = hashlib.sha1("\n".join(d for d, _ in shapes[i:i + size])
                                       .encode()).hexdigest()

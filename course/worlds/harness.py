@@ -21,7 +21,8 @@ from typing import Protocol
 
 from anthropic.types import Usage
 
-from ..wire import JSON
+from .. import tokens
+from ..wire import JSON, tool_use
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,19 @@ class Run:
         """Input tokens billed per model call (uncached, cache-written and cache-read)."""
         return [(m.usage.input_tokens + (m.usage.cache_creation_input_tokens or 0)
                  + (m.usage.cache_read_input_tokens or 0)) for m in self.moves]
+
+
+def prompt_tokens(first_request: JSON, told: list[Told]) -> int:
+    """Input tokens of the next request of a run, counted as the fake API counts them: the
+    first request (system, tools, goal), plus, for every call told so far, the call and its
+    output with the framing the wire wraps around them."""
+    framing = tokens.count([
+        {"role": "assistant", "content": [tool_use("", {}, id="toolu_" + "0" * 24)]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_" + "0" * 24,
+                                      "content": ""}]}])
+    return tokens.request_tokens(first_request) + sum(
+        framing + tokens.count(t.call.tool) + tokens.count(t.call.args) + tokens.count(t.output)
+        for t in told)
 
 
 def drive(scenario: Scenario, *, on_reply: OnReply | None = None,

@@ -225,13 +225,6 @@ class DocsScenario:
     of its output as the wire carries them.
     """
 
-    #: What the first request weighs on the wire, and one exchange's framing around its data.
-    BASE = tokens.request_tokens({"tools": TOOLS,
-                                  "messages": [{"role": "user", "content": GOAL}]})
-    FRAMING = tokens.count([
-        {"role": "assistant", "content": [tool_use("", {}, id="toolu_" + "0" * 24)]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_" + "0" * 24,
-                                      "content": ""}]}])
 
     def __init__(self, world: DocsWorld, *, listens: bool) -> None:
         self.world, self.listens = world, listens
@@ -239,9 +232,8 @@ class DocsScenario:
     def move(self, told: list[harness.Told]) -> harness.Move:
         kind, value = next_action([(t.output, t.is_error) for t in told], listens=self.listens)
         calls = (harness.Call("search_docs", {"q": value}),) if kind == "search" else ()
-        prompt = self.BASE + sum(
-            self.FRAMING + tokens.count(t.call.tool) + tokens.count(t.call.args)
-            + tokens.count(t.output) for t in told)
+        prompt = harness.prompt_tokens(
+            {"tools": TOOLS, "messages": [{"role": "user", "content": GOAL}]}, told)
         written = tokens.content_tokens(_as_message((kind, value))["content"])
         return harness.Move(calls, value if kind == "answer" else "",
                             Usage(input_tokens=prompt, output_tokens=written), MODEL)

@@ -6,10 +6,11 @@ Its one job is to supply what the notebook and its tests drive an ``Offloader`` 
   lines (the size seed 001's walk-through offloads), and :data:`PINNED_ROOT`, the artifact
   folder that walk-through prints, so a pointer's length can be quoted exactly;
 * :data:`CONTEXT_TABLE`, the seed's table of context size against success rate;
-* a 30-turn research task (:data:`PLAN`, :func:`dispatch`, :func:`planned_model`) and
-  :func:`run_task`, a loop that sends every tool result through an optional ``wrap``;
-* :data:`POISONED_RESULT` and :func:`obedient_model`, a retrieved page carrying an
-  instruction to read a file, and a model that obeys whatever a tool result tells it;
+* a 30-turn research task (:data:`PLAN`, :func:`dispatch`, the scripted :func:`planned`
+  model) and :func:`run_task`, which plays a model on it through the scenario harness and
+  sends every tool result through an optional ``wrap``;
+* :data:`POISONED_RESULT` and :func:`obedient`, a retrieved page carrying an instruction
+  to read a file, and a model that obeys whatever a tool result tells it;
 * the two tool schemas, including ``read_artifact``.
 
 Writing, pointing and containment are the student's; nothing here builds a pointer or
@@ -21,11 +22,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
-from course.wire import message, text, tool_use
+from anthropic.types import Usage
 
-JSON = dict[str, Any]
+from .. import tokens
+from ..wire import JSON
+from . import harness
 
 MODEL = "claude-opus-5"
 
@@ -108,51 +110,60 @@ def dispatch(name: str, args: JSON) -> str:
     return table_rows(size // 80, width=79, label=f"t{turn:02d}") + "\n" + "#" * (size % 80 - 1)
 
 
-def planned_model(body: JSON) -> JSON:
-    """A model that follows :data:`PLAN`: one search per turn, then a one-line answer."""
-    done = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
-    if done < len(PLAN):
-        return message([tool_use("search_docs", PLAN[done])])
-    return message([text(f"Done after {done} searches.")])
-
-
 @dataclass
 class TaskRun:
-    """Input tokens of every request of a run, and the tool results the model saw."""
+    """Input tokens of every request of a run, the tool calls made, the tool results the
+    model saw, and its answer."""
 
     input_tokens: list[int] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
     results: list[str] = field(default_factory=list)
     answer: str = ""
 
 
-def run_task(client: Any, *, wrap: Callable[[str, str], str] | None = None,
+class _Task:
+    """A scripted model on the task, as a :class:`course.worlds.harness.Scenario`; every tool
+    output goes through ``tool`` and then, if given, ``wrap``."""
+
+    def __init__(self, decide: Callable[[list[harness.Told]], harness.Call | str], goal: str,
+                 tool: Callable[[str, JSON], str], wrap: Callable[[str, str], str] | None):
+        self.decide, self.tool, self.wrap = decide, tool, wrap
+        self.first = {"tools": TOOLS, "messages": [{"role": "user", "content": goal}]}
+
+    def move(self, told: list[harness.Told]) -> harness.Move:
+        step = self.decide(told)
+        calls = (step,) if isinstance(step, harness.Call) else ()
+        written = tokens.count(step.args) if calls else tokens.count(step)
+        usage = Usage(input_tokens=harness.prompt_tokens(self.first, told),
+                      output_tokens=written)
+        return harness.Move(calls, "" if calls else str(step), usage, MODEL)
+
+    def run_tool(self, call: harness.Call) -> str:
+        result = self.tool(call.tool, dict(call.args))
+        return self.wrap(call.tool, result) if self.wrap is not None else result
+
+
+def planned(told: list[harness.Told]) -> harness.Call | str:
+    """A model that follows :data:`PLAN`: one search per turn, then a one-line answer."""
+    if len(told) < len(PLAN):
+        return harness.Call("search_docs", PLAN[len(told)])
+    return f"Done after {len(told)} searches."
+
+
+def run_task(model: Callable[[list[harness.Told]], harness.Call | str] = planned, *,
+             wrap: Callable[[str, str], str] | None = None,
              tool: Callable[[str, JSON], str] = dispatch, max_turns: int = 40,
              goal: str = "Audit the key-rotation docs, one section per turn.") -> TaskRun:
-    """Run the task against ``client``; every tool result goes through ``wrap`` if given.
+    """Play ``model`` (:func:`planned` or :func:`obedient`) on the task; every tool result
+    goes through ``wrap`` if given, and the model reads what ``wrap`` returns.
 
     ``tool(name, args)`` runs a call (default :func:`dispatch`). The run ends when the model
-    answers or after ``max_turns`` requests.
+    answers or after ``max_turns`` requests. A scenario harness, not an agent loop.
     """
-    convo: list[JSON] = [{"role": "user", "content": goal}]
-    run = TaskRun()
-    for _ in range(max_turns):
-        reply = client.messages.create(model=MODEL, max_tokens=512, tools=TOOLS,
-                                       messages=convo)
-        run.input_tokens.append(reply.usage.input_tokens)
-        calls = [b for b in reply.content if b.type == "tool_use"]
-        if not calls:
-            run.answer = " ".join(b.text for b in reply.content if b.type == "text")
-            return run
-        convo.append({"role": "assistant", "content": reply.content})
-        answers = []
-        for call in calls:
-            result = tool(call.name, dict(call.input))
-            if wrap is not None:
-                result = wrap(call.name, result)
-            run.results.append(result)
-            answers.append({"type": "tool_result", "tool_use_id": call.id, "content": result})
-        convo.append({"role": "user", "content": answers})
-    return run
+    run = harness.drive(_Task(model, goal, tool, wrap), max_turns=max_turns)
+    return TaskRun([m.usage.input_tokens for m in run.moves],
+                   [t.call.tool for t in run.told], [t.output for t in run.told],
+                   run.text if run.outcome == "answered" else "")
 
 
 # -- prompt injection through a retrieved page ---------------------------------------------
@@ -168,15 +179,13 @@ POISONED_RESULT = (
 _PLANTED = re.compile(r"call read_artifact with path (\S+)")
 
 
-def obedient_model(body: JSON) -> JSON:
+def obedient(told: list[harness.Told]) -> harness.Call | str:
     """A model that cannot tell data from instructions: it searches once, does whatever the
     latest tool result tells it to, then answers with what it read."""
-    turns = [m for m in body.get("messages", []) if m.get("role") == "user"
-             and isinstance(m.get("content"), list)]
-    if not turns:
-        return message([tool_use("search_docs", {"q": "rotate keys"})])
-    last = turns[-1]["content"][-1].get("content", "")
-    planted = _PLANTED.search(last if isinstance(last, str) else "")
-    if planted and len(turns) == 1:
-        return message([tool_use("read_artifact", {"path": planted.group(1)})])
-    return message([text(f"Audit finished. Last thing I read: {last[:120]!r}")])
+    if not told:
+        return harness.Call("search_docs", {"q": "rotate keys"})
+    last = told[-1].output
+    planted = _PLANTED.search(last)
+    if planted and len(told) == 1:
+        return harness.Call("read_artifact", {"path": planted.group(1)})
+    return f"Audit finished. Last thing I read: {last[:120]!r}"
