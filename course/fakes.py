@@ -13,6 +13,8 @@ they do live.
 
 A responder is any callable ``body -> Reply | dict``: :class:`Replay` (a cassette),
 :class:`Scripted` (computed from the request) or :class:`Queue` (fixed replies in order).
+Wrap one in :class:`PromptCache` (``course.promptcache``) to have every reply's input billed
+by a prompt cache that writes, reads and expires like the API's.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import httpx2
 
 from . import tokens
 from .cassette import ReplayMiss
+from .promptcache import PromptCache as PromptCache  # re-exported: a responder wrapper
 from .validation import InvalidRequest, check
 from .wire import JSON, Reply, encode_sse, error_body, sse_events
 

@@ -1,0 +1,525 @@
+# %% [markdown]
+# # Lab 7 — Prompt-cache audit
+#
+# **Points:** 15 autograded + 3 written = 18.
+#
+# **You implement**
+#
+# ```python
+# call_usd(inp, cw, cr, out, model="claude-opus-5") -> float
+#     # dollars for one call: uncached input, cache write (1.25x input), cache read (0.10x
+#     # input), output; prices from PRICE[model] (a KeyError for a model not in PRICE)
+# audit_caching(build_request, *, client, n=3) -> dict
+#     # call i (i = 0 .. n-1) sends client.messages.create(**build_request(f"probe {i}"))
+#     # returns {"per_call": [{"uncached_in", "cache_write", "cache_read"}, ...],   # ints, None -> 0
+#     #          "hit_rate": read / (read + write + uncached) of the LAST call (0.0 if all are 0),
+#     #          "verdict": "HEALTHY" if hit_rate > 0.7, "WEAK" if > 0.1, else "BROKEN"}
+#     # n < 1 raises ValueError
+# find_invalidator(build_request, probe_a="q1", probe_b="q2") -> str
+#     # the lines that differ between json.dumps(build_request(probe), indent=2) of the two
+#     # probes, without sort_keys, each starting with "-" (probe_a) or "+" (probe_b), joined
+#     # by "\n"; lines containing probe_a or probe_b are dropped; NO_DIFF if nothing is left
+# ```
+#
+# * **In:** a *builder*: a function of yours that takes a question and returns the keyword
+#   arguments of one `client.messages.create` call (model, system, tools, messages).
+# * **Out:** whether the prompt cache actually warms, measured from `usage`, and when it does
+#   not, the line of the payload that broke it.
+# * `hit_rate` is not rounded; the verdict compares it strictly (`0.7` exactly is WEAK).
+#
+# **Prices** per million tokens, input/output: claude-opus-5 \$5/\$25, claude-sonnet-5
+# \$3/\$15, claude-haiku-4-5 \$1/\$5. A token written to the cache bills at 1.25× the
+# input rate, a token read from it at 0.10×.
+#
+# The fake API in this lab caches prompts the way the real one does (`course.promptcache`):
+# it renders tools, then system, then messages; it caches the prefix up to each
+# `cache_control` breakpoint, keyed by the model and the exact bytes; it ignores a prefix
+# shorter than the model's minimum (1,024 tokens here); and entries expire after 5 minutes
+# on a fake clock.
+
+# %%
+import json
+
+from course.worlds import cache_audit as world
+
+OPUS = "claude-opus-5"
+PRICE = {  # USD per token
+    "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
+    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
+    "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
+}
+print(f"stable prefix {world.PREFIX_TOKENS:,} tok | retrieved docs {world.DOCS_TOKENS:,} tok | "
+      f"uncached tail {world.TAIL_TOKENS} tok | output {world.OUTPUT_TOKENS} tok")
+
+# %% [markdown]
+# ## Why an audit exists
+#
+# **Caching fails without a sound.** A cached prefix is the stored key and value vectors of
+# its tokens. Each token's vectors depend on that token *and every token before it*, so one
+# changed byte at position 30 makes every stored vector after position 30 useless. The API
+# does not warn you: it writes the prefix again, bills the write at 1.25×, and reports
+# `cache_read_input_tokens: 0` in a `usage` object nobody reads. A prefix below the minimum
+# cacheable length is quieter still: it is not cached at all and the call reports
+# `cache_creation_input_tokens: 0`. No exception in either case.
+#
+# Here is a support agent's request sent three times with three different questions. Its
+# stable prefix (tools and a handbook, 18,400 tokens) sits before the first breakpoint; the
+# 6,100 tokens of documents retrieved for each question sit before the second.
+
+# %%
+api, cache, clock = world.support_api()
+client = api.client()
+for i in range(3):
+    u = client.messages.create(**world.healthy(f"probe {i}")).usage
+    print(f"call {i + 1}: uncached {u.input_tokens:>5,}  write {u.cache_creation_input_tokens:>6,}"
+          f"  read {u.cache_read_input_tokens:>6,}  out {u.output_tokens}")
+clock.advance(301)
+u = client.messages.create(**world.healthy("after a coffee break")).usage
+print(f"5 min later: write {u.cache_creation_input_tokens:,}, read {u.cache_read_input_tokens}")
+
+# %% [markdown]
+# Call 1 can only write: there is nothing to read yet. Calls 2 and 3 read the 18,400-token
+# prefix back and write the new question's 6,100 tokens of documents. After 5 idle minutes
+# the entry has expired and the prefix is written again. That is why the audit reads the
+# **last** call: the first one is a write by construction.
+#
+# ## The bug it prevents
+#
+# ### 1. The tokens move; they do not vanish
+#
+# A widely shared table compares one healthy warm call with the same call after the cache
+# broke. Priced term by term on claude-opus-5:
+
+# %%
+P_IN, P_OUT = 5 / 1e6, 25 / 1e6
+
+
+def priced(row):
+    inp, cw, cr, out = row
+    return inp * P_IN + cw * P_IN * 1.25 + cr * P_IN * 0.10 + out * P_OUT
+
+
+healthy_usd, broken_usd = priced(world.HEALTHY_ROW), priced(world.BROKEN_ROW)
+print(f"{'':>10} {'uncached':>9} {'write':>7} {'read':>7} {'out':>5} {'usd':>8}")
+for name, row in [("healthy", world.HEALTHY_ROW), ("broken", world.BROKEN_ROW),
+                  ("table bug", world.TABLE_BUG_ROW)]:
+    print(f"{name:>10} {row[0]:>9,} {row[1]:>7,} {row[2]:>7,} {row[3]:>5} ${priced(row):.4f}")
+print(f"broken / healthy = {broken_usd / healthy_usd:.2f}x")
+print(f"table bug / healthy = {priced(world.TABLE_BUG_ROW) / healthy_usd:.2f}x, "
+      f"input terms only {priced(world.TABLE_BUG_ROW[:3] + (0,)) / priced(world.HEALTHY_ROW[:3] + (0,)):.2f}x")
+
+# %% [markdown]
+# When the cache breaks, the 18,400 tokens still have to be read by the model. They move from
+# `cache_read_input_tokens` to `input_tokens`: 210 + 18,400 = 18,610. A common version of
+# this table leaves `input_tokens` at 210 in the broken column. That deletes 18,400 tokens
+# from the bill, and the broken call comes out *cheaper* than the healthy one: 0.84× with
+# output, 0.81× on the input terms alone. A cache failure that saves money means the
+# arithmetic is backwards.
+#
+# ### 2. Where 2.42× comes from
+#
+# Per token, a lost read costs exactly 10× more (1.0× against 0.10×). Count the input side
+# in units of the input price:
+
+# %%
+healthy_in = 6_100 * 1.25 + 18_400 * 0.10 + 210
+broken_in = 6_100 * 1.25 + 18_610
+output_units = 400 * 5            # output bills at 5x the input rate
+print(f"input only : {broken_in:,.0f} / {healthy_in:,.0f} = {broken_in / healthy_in:.2f}x")
+print(f"with output: {broken_in + output_units:,.0f} / {healthy_in + output_units:,.0f} = "
+      f"{(broken_in + output_units) / (healthy_in + output_units):.2f}x")
+
+# %% [markdown]
+# The 10× on the lost read is diluted by everything that did not change: the 6,100-token
+# write at 1.25× and the 210 uncached tokens give 2.71× on the input terms, and the 400
+# output tokens, 2,000 input-price units in both columns, pull it down to 2.42×.
+#
+# ### 3. What the API really bills for a broken prefix
+#
+# The table keeps the broken column's write at 6,100 to isolate one mechanism. A real
+# invalidator does worse. Put the time of day into the system prompt and every call sees a
+# new prefix, so every call **writes** all 24,500 tokens at 1.25×:
+
+# %%
+api, cache, clock = world.support_api()
+client = api.client()
+build = world.stamped()
+for i in range(3):
+    u = client.messages.create(**build(f"probe {i}")).usage
+    row = (u.input_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens,
+           u.output_tokens)
+    print(f"call {i + 1}: {row}  ${priced(row):.4f}")
+print(f"stamped / healthy = {priced(row) / healthy_usd:.2f}x")
+
+# %% [markdown]
+# \$0.1642 a call, 2.81× the healthy one, and not one error. The only evidence is a zero in a
+# field you were not reading. So you measure it.
+#
+# ## Tier 1 — pseudocode
+#
+# ```text
+# audit:
+#     send the same logical request n times, a different question each time
+#     take the usage of the LAST call (the first can only write)
+#     hit_rate = read / (read + write + uncached)
+#     verdict from two thresholds
+# find the invalidator:
+#     render the request for two questions, keys in the order the builder produced them
+#     diff the renders line by line
+#     drop the lines that carry your own questions: that difference is on purpose
+#     whatever is left is what changed inside the prefix
+# ```
+#
+# There is no framework tier here: an orchestration framework has no opinion about where a
+# cache breakpoint goes, so the audit is the same code with or without one.
+#
+# ## Implement
+
+# %% id="call_usd" kind="solution"
+def call_usd(inp, cw, cr, out, model="claude-opus-5"):
+    """Dollars for one call with these token counts, at PRICE[model].
+
+    inp  -- uncached input tokens (usage.input_tokens), at 1.0x the input rate
+    cw   -- tokens written to the cache (cache_creation_input_tokens), at 1.25x
+    cr   -- tokens read from the cache (cache_read_input_tokens), at 0.10x
+    out  -- output tokens, at the output rate
+    A model not in PRICE raises KeyError.
+    """
+    ### BEGIN SOLUTION
+    rate = PRICE[model]
+    return (inp * rate["in"] + cw * rate["in"] * 1.25 + cr * rate["in"] * 0.10
+            + out * rate["out"])
+    ### END SOLUTION
+
+# %% id="audit_caching" kind="solution"
+def audit_caching(build_request, *, client, n=3):
+    """Send build_request(f"probe {i}") for i = 0..n-1 and judge the LAST call's cache use.
+
+    Returns {"per_call": [{"uncached_in": int, "cache_write": int, "cache_read": int}, ...],
+             "hit_rate": float, "verdict": "HEALTHY" | "WEAK" | "BROKEN"}.
+    hit_rate = cache_read / (cache_read + cache_write + uncached_in) of the last call, not
+    rounded (0.0 when the sum is 0). A usage field that is None counts as 0.
+    verdict: "HEALTHY" if hit_rate > 0.7, "WEAK" if hit_rate > 0.1, else "BROKEN".
+    n < 1 raises ValueError.
+    """
+    ### BEGIN SOLUTION
+    if n < 1:
+        raise ValueError(f"an audit needs at least one call, got n={n}")
+    per_call = []
+    for i in range(n):
+        usage = client.messages.create(**build_request(f"probe {i}")).usage
+        per_call.append({
+            "uncached_in": usage.input_tokens or 0,
+            "cache_write": usage.cache_creation_input_tokens or 0,
+            "cache_read": usage.cache_read_input_tokens or 0,
+        })
+    warm = per_call[-1]   # the first call has nothing to read back
+    total = warm["cache_read"] + warm["cache_write"] + warm["uncached_in"]
+    hit_rate = warm["cache_read"] / total if total else 0.0
+    verdict = "HEALTHY" if hit_rate > 0.7 else "WEAK" if hit_rate > 0.1 else "BROKEN"
+    return {"per_call": per_call, "hit_rate": hit_rate, "verdict": verdict}
+    ### END SOLUTION
+
+# %% id="find_invalidator" kind="solution"
+import difflib
+
+NO_DIFF = "payloads identical outside the probe: check the prefix length"
+
+
+def find_invalidator(build_request, probe_a="q1", probe_b="q2"):
+    """The lines that differ between the renders of two probes, outside the probe itself.
+
+    Render each request with json.dumps(request, indent=2) -- no sort_keys: key order is
+    part of the bytes the cache sees. Diff the two renders line by line. Keep the changed
+    lines, each starting with "-" (from probe_a) or "+" (from probe_b); drop every line that
+    contains probe_a or probe_b. Return them joined by "\n", or NO_DIFF if none is left.
+    build_request is called once with probe_a, then once with probe_b.
+    """
+    ### BEGIN SOLUTION
+    a = json.dumps(build_request(probe_a), indent=2).splitlines()
+    b = json.dumps(build_request(probe_b), indent=2).splitlines()
+    changed = [line for line in difflib.unified_diff(a, b, lineterm="", n=0)
+               if line[:1] in "+-" and not line.startswith(("---", "+++"))]
+    ours = [line for line in changed if probe_a not in line and probe_b not in line]
+    return "\n".join(ours) or NO_DIFF
+    ### END SOLUTION
+
+# %% [markdown]
+# ## Self-check
+#
+# A quick signal, **not** the grade: the hidden tests check more, including every price term
+# on its own, both thresholds at their boundaries, each invalidator and other probe strings.
+
+# %%
+print(f"healthy ${call_usd(*world.HEALTHY_ROW):.4f} (expect $0.0584), "
+      f"broken ${call_usd(*world.BROKEN_ROW):.4f} (expect $0.1412)")
+api, cache, clock = world.support_api()
+report = audit_caching(world.healthy, client=api.client())
+print("healthy:", report["verdict"], round(report["hit_rate"], 3), "(expect HEALTHY 0.745)")
+for name, build in world.builders().items():
+    api, cache, clock = world.support_api()
+    print(f"{name:>16}: {audit_caching(build, client=api.client())['verdict']}")
+print()
+print(find_invalidator(world.stamped()))
+
+# %% [markdown]
+# Read the last two verdicts against the diff. `too_short` is BROKEN with no diff at all:
+# its prefix is stable, just shorter than 1,024 tokens, so nothing is ever cached and
+# nothing raised. When the verdict is BROKEN and `find_invalidator` returns `NO_DIFF`, check
+# the prefix length. `early_breakpoint` is WEAK: the cache works, but the breakpoint sits
+# before 6,000 stable tokens that are billed in full on every call.
+#
+# ## Graded tests
+#
+# One cell per property. Each cell builds its own fake API and builders from
+# `course.worlds.cache_audit`.
+
+# %% id="call_usd_four_terms" kind="tests" points=3
+healthy_usd = call_usd(210, 6_100, 18_400, 400)
+assert round(healthy_usd, 4) == 0.0584, (
+    f"cache reads bill at 0.10x input: the healthy call is $0.0584, got ${healthy_usd:.4f}")
+assert round(call_usd(18_610, 6_100, 0, 400), 4) == 0.1412, "the broken call is $0.1412"
+### BEGIN HIDDEN TESTS
+import math
+
+_h, _b = call_usd(210, 6_100, 18_400, 400), call_usd(18_610, 6_100, 0, 400)
+assert round(_b / _h, 2) == 2.42, f"broken/healthy is 28,235/11,675 = 2.42x, got {_b / _h:.3f}"
+_bug = call_usd(210, 6_100, 0, 400) / _h
+assert round(_bug, 2) == 0.84, f"the table bug (input left at 210) is 0.84x, got {_bug:.3f}"
+_bug_in = call_usd(210, 6_100, 0, 0) / call_usd(210, 6_100, 18_400, 0)
+assert round(_bug_in, 2) == 0.81, f"input terms only: 0.81x, got {_bug_in:.3f}"
+_alone = [((1_000_000, 0, 0, 0), "claude-opus-5", 5.00, "uncached input at 1.0x"),
+          ((0, 1_000_000, 0, 0), "claude-opus-5", 6.25, "cache writes at 1.25x input"),
+          ((0, 0, 1_000_000, 0), "claude-opus-5", 0.50, "cache reads at 0.10x input"),
+          ((0, 0, 0, 1_000_000), "claude-opus-5", 25.00, "output at the output rate"),
+          ((0, 2_000_000, 0, 0), "claude-sonnet-5", 7.50, "writes at 1.25x sonnet input"),
+          ((0, 0, 1_000_000, 0), "claude-haiku-4-5", 0.10, "reads at 0.10x haiku input")]
+for _counts, _m, _want, _why in _alone:
+    _got = call_usd(*_counts, model=_m)
+    assert math.isclose(_got, _want, abs_tol=1e-9), (
+        f"{_why}: {_counts} on {_m} is ${_want:.2f}, call_usd returned ${_got:.4f}")
+try:
+    call_usd(1, 1, 1, 1, model="claude-unknown")
+    _raised = None
+except KeyError:
+    _raised = "KeyError"
+except Exception as _e:
+    _raised = type(_e).__name__
+assert _raised == "KeyError", f"an unknown model must raise KeyError, not price at $0 ({_raised})"
+### END HIDDEN TESTS
+
+# %% id="hit_rate_on_last_call" kind="tests" points=2
+from course.worlds.cache_audit import healthy, support_api
+
+api, cache, clock = support_api()
+report = audit_caching(healthy, client=api.client(), n=3)
+assert report["verdict"] == "HEALTHY", (
+    f"the first call can only write, read the LAST one: healthy gave {report['verdict']} "
+    f"at hit_rate {report['hit_rate']:.3f}")
+### BEGIN HIDDEN TESTS
+from course.worlds.cache_audit import healthy as _healthy
+from course.worlds.cache_audit import support_api as _support_api
+
+_api, _cache, _clock = _support_api()
+_r = audit_caching(_healthy, client=_api.client(), n=4)
+assert len(_api.requests) == 4 and len(_r["per_call"]) == 4, (
+    f"n=4 must send 4 requests and report 4 rows; sent {len(_api.requests)}")
+assert _r["per_call"][0] == {"uncached_in": 210, "cache_write": 24_500, "cache_read": 0}, (
+    f"per_call[0] is the cold call (write 24,500, read 0); got {_r['per_call'][0]}")
+assert _r["per_call"][-1] == {"uncached_in": 210, "cache_write": 6_100, "cache_read": 18_400}, (
+    f"per_call[-1] is the warm call; got {_r['per_call'][-1]}")
+assert _r["verdict"] == "HEALTHY", "the last call's hit rate decides the verdict"
+assert [m["content"][0]["text"].split("\n")[0] for m in
+        (b["messages"][0] for b in _api.requests)] == [
+    f"Documents retrieved for: probe {i}" for i in range(4)], (
+    "call i must send build_request(f'probe {i}'), i from 0")
+### END HIDDEN TESTS
+
+# %% id="hit_rate_denominator" kind="tests" points=2
+from course.worlds.cache_audit import healthy, support_api
+
+api, cache, clock = support_api()
+client = api.client()
+client.messages.create(**healthy("warm-up"))     # prime the cache so even call 1 is warm
+report = audit_caching(healthy, client=client, n=1)
+assert round(report["hit_rate"], 3) == 0.745, (
+    f"hit rate divides read by read+write+uncached: 18,400/24,710 = 0.745, got "
+    f"{report['hit_rate']:.3f}")
+### BEGIN HIDDEN TESTS
+from course.worlds.cache_audit import billed_as as _billed_as
+from course.worlds.cache_audit import early_breakpoint as _early
+from course.worlds.cache_audit import support_api as _support_api
+
+_api, _cache, _clock = _support_api()
+_c = _api.client()
+_c.messages.create(**_early("warm-up"))
+_r = audit_caching(_early, client=_c, n=1)
+assert round(_r["hit_rate"], 3) == 0.25 and _r["verdict"] == "WEAK", (
+    f"early breakpoint: 2,000 read / 8,009 in all = 0.250, WEAK; got {_r['hit_rate']:.3f} "
+    f"{_r['verdict']}")
+_r = audit_caching(lambda q: {"model": "claude-opus-5", "max_tokens": 8,
+                              "messages": [{"role": "user", "content": q}]},
+                   client=_billed_as([(100, 300, 600)]).client(), n=1)
+assert round(_r["hit_rate"], 3) == 0.6, (
+    f"read 600 / (600 + write 300 + uncached 100) = 0.6, got {_r['hit_rate']:.3f}")
+_r = audit_caching(lambda q: {"model": "claude-opus-5", "max_tokens": 8,
+                              "messages": [{"role": "user", "content": q}]},
+                   client=_billed_as([(0, 0, 0)]).client(), n=1)
+assert _r["hit_rate"] == 0.0 and _r["verdict"] == "BROKEN", (
+    f"no input at all: hit_rate 0.0 and BROKEN, not a ZeroDivisionError; got {_r}")
+### END HIDDEN TESTS
+
+# %% id="verdict_thresholds" kind="tests" points=2
+from course.worlds.cache_audit import early_breakpoint, support_api
+
+api, cache, clock = support_api()
+client = api.client()
+client.messages.create(**early_breakpoint("warm-up"))
+report = audit_caching(early_breakpoint, client=client, n=1)
+assert report["verdict"] == "WEAK", (
+    f"a 0.25 hit rate is above 0.1 and not above 0.7: WEAK, got {report['verdict']}")
+### BEGIN HIDDEN TESTS
+from course.worlds.cache_audit import billed_as as _billed_as
+
+
+def _verdict(i, w, r):
+    _q = lambda q: {"model": "claude-opus-5", "max_tokens": 8,  # noqa: E731
+                    "messages": [{"role": "user", "content": q}]}
+    return audit_caching(_q, client=_billed_as([(i, w, r)]).client(), n=1)["verdict"]
+
+
+for _row, _want in [((3_000, 0, 7_000), "WEAK"), ((2_999, 0, 7_001), "HEALTHY"),
+                    ((9_000, 0, 1_000), "BROKEN"), ((8_999, 0, 1_001), "WEAK"),
+                    ((0, 1_000, 0), "BROKEN"), ((10, 0, 990), "HEALTHY")]:
+    _got = _verdict(*_row)
+    assert _got == _want, (
+        f"strict thresholds: hit rate {_row[2] / sum(_row):.4f} is {_want}, got {_got!r} "
+        "(HEALTHY if > 0.7, WEAK if > 0.1, else BROKEN)")
+try:
+    audit_caching(lambda q: {}, client=_billed_as([]).client(), n=0)
+    _raised = None
+except ValueError:
+    _raised = "ValueError"
+except Exception as _e:
+    _raised = type(_e).__name__
+assert _raised == "ValueError", f"n=0 must raise ValueError, got {_raised}"
+### END HIDDEN TESTS
+
+# %% id="invalidators_flip_to_broken" kind="tests" points=2
+from course.worlds.cache_audit import stamped, support_api
+
+api, cache, clock = support_api()
+report = audit_caching(stamped(), client=api.client())
+assert report["verdict"] == "BROKEN", (
+    f"a timestamp in the system prompt changes the prefix every call: BROKEN, got "
+    f"{report['verdict']}")
+### BEGIN HIDDEN TESTS
+from course.worlds.cache_audit import model_switch as _model_switch
+from course.worlds.cache_audit import shuffled as _shuffled
+from course.worlds.cache_audit import support_api as _support_api
+from course.worlds.cache_audit import too_short as _too_short
+
+for _name, _build in [("a shuffled tool dict", _shuffled()), ("a model switch", _model_switch()),
+                      ("a prefix below the minimum", _too_short)]:
+    _api, _cache, _clock = _support_api()
+    try:
+        _r = audit_caching(_build, client=_api.client())
+    except Exception as _e:
+        raise AssertionError(f"{_name}: the audit raised {type(_e).__name__}: {_e}") from None
+    assert _r["verdict"] == "BROKEN", f"{_name} must read as BROKEN, got {_r['verdict']}"
+_api, _cache, _clock = _support_api()
+_r = audit_caching(_too_short, client=_api.client())
+assert [c["cache_write"] for c in _r["per_call"]] == [0, 0, 0], (
+    f"below the 1,024-token minimum nothing is written, and nothing raises: {_r['per_call']}")
+### END HIDDEN TESTS
+
+# %% id="invalidator_names_the_line" kind="tests" points=2
+from course.worlds.cache_audit import stamped
+
+found = find_invalidator(stamped())
+assert "Current time" in found, (
+    f"the timestamp line of the system prompt must be named; got {found[:60]!r}")
+### BEGIN HIDDEN TESTS
+from course.worlds.cache_audit import model_switch as _model_switch
+from course.worlds.cache_audit import stamped as _stamped
+
+_found = find_invalidator(_stamped())
+_lines = _found.split("\n")
+assert all(_ln[:1] in "+-" for _ln in _lines), (
+    f"every changed line starts with '-' or '+': {_lines[:3]}")
+assert any(_ln.startswith("-") and "09:15:01" in _ln for _ln in _lines) and any(
+    _ln.startswith("+") and "09:15:02" in _ln for _ln in _lines), (
+    f"'-' lines come from probe_a's render, '+' from probe_b's: {_lines}")
+_found = find_invalidator(_model_switch(), "first question", "second question")
+assert '"model": "claude-opus-5"' in _found and '"model": "claude-sonnet-5"' in _found, (
+    f"a model switch changes the model line; got {_found[:80]!r}")
+### END HIDDEN TESTS
+
+# %% id="invalidator_sees_key_order" kind="tests" points=1
+from course.worlds.cache_audit import shuffled
+
+found = find_invalidator(shuffled())
+assert found != NO_DIFF, (
+    "dict key order is part of the cached bytes: sort_keys hides a shuffled tool schema")
+### BEGIN HIDDEN TESTS
+from course.worlds.cache_audit import shuffled as _shuffled
+
+_found = find_invalidator(_shuffled(), "alpha", "beta")
+assert '"region"' in _found or '"fields"' in _found, (
+    f"the reordered schema properties must be named; got {_found[:80]!r}")
+### END HIDDEN TESTS
+
+# %% id="invalidator_ignores_probe" kind="tests" points=1
+from course.worlds.cache_audit import healthy
+
+found = find_invalidator(healthy)
+assert found == NO_DIFF, (
+    f"lines holding the probes differ on purpose; drop them. A healthy builder gave {found[:60]!r}")
+### BEGIN HIDDEN TESTS
+from course.worlds.cache_audit import healthy as _healthy
+from course.worlds.cache_audit import too_short as _too_short
+
+assert find_invalidator(_healthy, "refund for March?", "refund for May?") == NO_DIFF, (
+    "other probe strings: their lines must be dropped too")
+assert find_invalidator(_too_short) == NO_DIFF, (
+    "a too-short prefix is stable: the diff is empty, which is why you check its length")
+### END HIDDEN TESTS
+
+# %% [markdown] kind="readonly" id="explain_prompt"
+# ## Explain (3 points, graded by hand)
+#
+# A team runs claude-sonnet-5 (\$3/\$15 per MTok) with a 30,000-token cached prefix, 500
+# uncached tokens and 800 output tokens per call, 10,000 calls a day. A refactor adds the
+# request id to the first line of the system prompt. Work out the cost of one warm call
+# before and after, the daily difference, and the hit rate and verdict your audit reports
+# after the change. Then say what `find_invalidator` prints, and what it would print if the
+# real problem were a 900-token prefix instead.
+
+# %% [markdown] id="explain_new_case" kind="manual" points=3
+# ### BEGIN SOLUTION
+# **Model answer.** Before: 30,000 read × \$3/MTok × 0.10 = \$0.009, plus 500 × \$3/MTok =
+# \$0.0015, plus 800 × \$15/MTok = \$0.012: \$0.0225 a call, \$225 a day. After: the request
+# id changes the first line, every token after it has different key and value vectors, so
+# every call writes the 30,000 again at 1.25×: \$0.1125 + \$0.0015 + \$0.012 = \$0.126 a
+# call, \$1,260 a day, 5.6× and \$1,035 a day more, with no error. The hit rate on the last
+# call goes from 30,000 / 30,500 = 0.984 (HEALTHY) to 0 / 30,500 = 0 (BROKEN).
+# `find_invalidator` prints the two system-prompt lines, `-` with the first request id and
+# `+` with the second: the probe lines are dropped, so the request id is all that is left.
+# With a 900-token prefix nothing is cached at all (below the 1,024 minimum), the renders
+# differ only in the probe, and it prints the no-difference message: the diff cannot see a
+# length problem, so a BROKEN verdict with an empty diff means check the prefix length.
+#
+# **Mark scheme (3 points).**
+# * 1 — prices: \$0.0225 and \$0.126 per call (or \$225 and \$1,260 a day, 5.6×), with the
+#   broken prefix billed as a 1.25× write, not as a 1.0× read or as vanished tokens.
+# * 1 — hit rate 0.984 → 0 and HEALTHY → BROKEN, read on a warm (last) call.
+# * 1 — the diff names the system-prompt line with the request id (probe lines dropped); a
+#   900-token prefix gives no diff and is found by checking the length, not the diff.
+# ### END SOLUTION
+
+# %% [markdown] kind="instructor"
+# **For the lecturer.** Run section 1's cell, then `clock.advance(301)` live and rerun the
+# last call: the write comes back. Live-code `audit_caching` first and run it over every
+# builder in `world.builders()`; then `find_invalidator`, and show the `sort_keys=True`
+# version going silent on `shuffled()`. The mutants in `tests/mutants/lab07_cache_audit.py`
+# each lose exactly one cell.

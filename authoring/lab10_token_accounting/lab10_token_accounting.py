@@ -1,0 +1,554 @@
+# %% [markdown]
+# # Lab 10 — Token accounting
+#
+# **Points:** 13 autograded + 3 written = 16.
+#
+# **You implement**
+#
+# ```python
+# class Ledger:
+#     Ledger()
+#     .rows                                   # one dict per recorded call, in order
+#     .record(label, model, usage, ms)        # price one call into a new row; returns None
+#     .total() -> float                       # dollars, all rows, all four terms
+#     .cache_hit_rate() -> float              # sum(read) / sum(read + write + uncached); 0.0 if empty
+#     .by_label() -> {label: {"calls": int, "usd": float, "ms": float}}
+#     .where_the_money_went() -> dict         # see below
+# accounted(label, model, *, ledger)          # decorator for a call site returning a Message
+# accounted_stream(label, model, *, ledger)   # decorator for a call site returning messages.stream(...)
+# instrument(ledger) -> {"plan": fn, "summarize": fn, "answer": fn}   # the ticket agent, wired
+# ```
+#
+# * **A row** has the keys `label`, `model`, `ms`, `in`, `out`, `cache_write`, `cache_read`
+#   (token counts; a `None` cache field counts as 0) and `usd_in`, `usd_out`, `usd_write`,
+#   `usd_read` (dollars, kept apart, never pre-summed). Uncached input bills at the input
+#   rate, output at the output rate, cache writes at **1.25×** and cache reads at **0.10×**
+#   the input rate, from `PRICE[model]`. A model not in `PRICE` raises `KeyError`.
+# * **`where_the_money_went()`** returns `total_usd` (rounded to 4 places), `share_output`,
+#   `share_uncached_input`, `share_cache_write`, `share_cache_read` (each term's dollars over
+#   the total) and `cache_hit_rate`, those five rounded to 3 places. An empty ledger gives
+#   0.0 everywhere.
+# * **`accounted`** calls the site, records the returned message's `usage` against `label`
+#   and `model` with the elapsed milliseconds, and returns the message unchanged, once per
+#   call: a retried call is recorded once per attempt.
+# * **`accounted_stream`** calls the site, which returns the SDK's stream manager, drains the
+#   stream to its end, records the **final** message's usage and returns that final message.
+# * **`instrument(ledger)`** returns the ticket agent's three call sites, each recorded:
+#   `"plan"` (claude-opus-5, retried with `world.retry_truncated`), `"summarize"`
+#   (claude-sonnet-5) and `"answer"` (claude-opus-5, streamed). Labels are the keys.
+#
+# **Prices** per million tokens, input/output: claude-opus-5 \$5/\$25, claude-sonnet-5
+# \$3/\$15, claude-haiku-4-5 \$1/\$5.
+
+# %%
+from course.worlds import token_accounting as world
+
+OPUS, SONNET = world.OPUS, world.SONNET
+PRICE = {  # USD per token
+    "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
+    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
+    "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
+}
+print("ticket:", world.GOAL)
+
+# %% [markdown]
+# ## Why a ledger exists
+#
+# A budget (Lab 3) says *stop*. A ledger says **where the money went**, which is the question
+# a cost review asks. A bill has four terms at four multipliers of the input rate: uncached
+# input 1.0×, cache writes 1.25×, cache reads 0.10×, output 5×. A single total does not say
+# which one to attack, so the ledger keeps them in four columns, per call site.
+#
+# A common account of the cheaper-model fix says that moving from Opus to Sonnet cuts "two
+# of the four terms" (input and output) by 40%. Check it term by term:
+
+# %%
+for term, mult, rate in [("uncached input", 1.00, "in"), ("cache write", 1.25, "in"),
+                         ("cache read", 0.10, "in"), ("output", 1.00, "out")]:
+    opus = mult * PRICE[OPUS][rate] * 1e6
+    sonnet = mult * PRICE[SONNET][rate] * 1e6
+    print(f"{term:>15}: opus ${opus:6.3f}/MTok -> sonnet ${sonnet:6.3f}/MTok, "
+          f"cut {1 - sonnet / opus:.0%}")
+
+# %% [markdown]
+# All four fall by 40%, because both cache multipliers are multiples of the input rate and
+# Sonnet's input rate is 3/5 of Opus's. Switching models is a flat 40% off every term. A
+# broken cache is a 10× swing on one term (a read at 0.10× becomes input at 1.0×). Which fix
+# is worth more depends on the shares, and only a ledger with the four columns apart can
+# give you the shares.
+#
+# ## The bug it prevents
+#
+# ### 1. A call site nobody decorated
+#
+# The ticket agent has three call sites: `plan` (Opus, retried when the plan is cut off at
+# `max_tokens`), `summarize` (Sonnet, called from inside a tool, once per tool output) and
+# `answer` (Opus, streamed). Here is what one ticket costs, site by site, priced from the
+# fake's fixed usage:
+
+# %%
+P_IN = {m: PRICE[m]["in"] for m in PRICE}
+P_OUT = {m: PRICE[m]["out"] for m in PRICE}
+
+
+def priced(model, row):
+    i, w, r, o = row
+    return i * P_IN[model] + w * P_IN[model] * 1.25 + r * P_IN[model] * 0.10 + o * P_OUT[model]
+
+
+calls = [("plan, attempt 1 (cut off)", OPUS, world.PLAN_TRUNCATED),
+         ("plan, attempt 2", OPUS, world.PLAN_OK),
+         ("summarize, output 1", SONNET, world.SUMMARY),
+         ("summarize, output 2", SONNET, world.SUMMARY),
+         ("answer (streamed)", OPUS, world.ANSWER)]
+bill = sum(priced(m, row) for _, m, row in calls)
+for name, m, row in calls:
+    print(f"{name:>26}: ${priced(m, row):.4f}")
+without_summaries = bill - 2 * priced(SONNET, world.SUMMARY)
+print(f"{'the bill':>26}: ${bill:.4f}")
+print(f"ledger missing summarize: ${without_summaries:.4f}, "
+      f"{1 - without_summaries / bill:.0%} low")
+
+# %% [markdown]
+# The summaries run inside a tool, so whoever wrote the tool never thought of them as model
+# calls. Leave that site out of the books and the ledger reads \$0.1210 against a \$0.1750 bill,
+# 31% low, with nothing failing. The check is blunt: the ledger has one row per API request,
+# and `len(ledger.rows)` equals the number of requests sent.
+#
+# The retry matters in the same way. The plan's first attempt is cut off at 512 tokens and
+# thrown away, but its 512 output tokens and 6,100-token cache write were generated and
+# billed: \$0.0569, more than the attempt that succeeded. Wrap the ledger around the retry
+# loop instead of around one attempt and that row disappears.
+#
+# ### 2. Streaming: the usage arrives last
+#
+# The common advice for recording a streamed call is "pass `stream=True`". That is what goes
+# on the wire, but it is not what a ledger needs. `client.messages.create(..., stream=True)`
+# returns a raw event stream with no `usage` attribute and no final message:
+
+# %%
+api = world.ticket_api()
+client = api.client()
+raw = client.messages.create(model=OPUS, max_tokens=2_048, system=world.ANSWER_SYSTEM,
+                             messages=[{"role": "user", "content": world.GOAL}], stream=True)
+print(type(raw).__name__, "| has .usage:", hasattr(raw, "usage"),
+      "| has .get_final_message:", hasattr(raw, "get_final_message"))
+for event in raw:
+    if event.type == "message_start":
+        print("message_start: output_tokens =", event.message.usage.output_tokens,
+              "(a placeholder), input_tokens =", event.message.usage.input_tokens)
+    if event.type == "message_delta":
+        print("message_delta: output_tokens =", event.usage.output_tokens, "(the real count)")
+
+# %% [markdown]
+# The server cannot count output tokens before it has generated them. So the input side
+# (`input_tokens` and both cache fields) comes in `message_start`, with a placeholder output
+# count of 1, and the real output count comes in `message_delta` at the end. A decorator that
+# does `getattr(resp, "usage", None)` on the raw stream records nothing; one that reads the
+# first event records 1 output token for a 1,200-token answer. Streamed calls are usually
+# the long answers, so they are the expensive rows to lose.
+#
+# The SDK's helper does the accumulating for you: `client.messages.stream(...)` is a context
+# manager (it sets `stream=True` itself). Drain it, then `stream.get_final_message()` returns
+# the assembled message, whose `usage` holds the final counts.
+#
+# ## Tier 1 — pseudocode
+#
+# ```text
+# record(label, model, usage, ms):
+#     four token counts (None -> 0), four dollar columns, one new row
+# reports:
+#     total = every dollar column of every row
+#     hit rate = all reads / all input (read + write + uncached)
+#     per label: calls, dollars, ms;   per term: share of the total
+# decorate every call site:
+#     start a timer; call; take the usage of the FINISHED message; record; return the message
+#     streaming: enter the stream, drain it, take the final message
+#     a retry loop goes OUTSIDE the decorator, so each attempt is a row
+# ```
+#
+# There is no framework tier here: a decorator around a model call is the same code with or
+# without a graph around it.
+#
+# ## Implement
+
+# %% id="ledger" kind="solution"
+import functools
+import time
+from collections import defaultdict
+
+
+class Ledger:
+    """Every model call as a row, with the four price terms kept in separate columns."""
+
+    def __init__(self):
+        self.rows = []
+
+    def record(self, label, model, usage, ms):
+        """Price one call's usage at PRICE[model] and append it as a row. Returns None.
+
+        usage -- anything with input_tokens, output_tokens, cache_creation_input_tokens and
+        cache_read_input_tokens (the cache fields may be None: count them as 0).
+        """
+        ### BEGIN SOLUTION
+        rate = PRICE[model]
+        cw = usage.cache_creation_input_tokens or 0
+        cr = usage.cache_read_input_tokens or 0
+        self.rows.append({
+            "label": label, "model": model, "ms": float(ms),
+            "in": usage.input_tokens, "out": usage.output_tokens,
+            "cache_write": cw, "cache_read": cr,
+            "usd_in": usage.input_tokens * rate["in"],
+            "usd_out": usage.output_tokens * rate["out"],
+            "usd_write": cw * rate["in"] * 1.25,
+            "usd_read": cr * rate["in"] * 0.10,
+        })
+        ### END SOLUTION
+
+    def total(self):
+        """Dollars over every row and all four terms."""
+        ### BEGIN SOLUTION
+        return sum(self._usd(r) for r in self.rows)
+        ### END SOLUTION
+
+    def cache_hit_rate(self):
+        """sum(cache_read) / sum(cache_read + cache_write + in) over all rows; 0.0 if empty."""
+        ### BEGIN SOLUTION
+        read = sum(r["cache_read"] for r in self.rows)
+        seen = sum(r["cache_read"] + r["cache_write"] + r["in"] for r in self.rows)
+        return read / seen if seen else 0.0
+        ### END SOLUTION
+
+    def by_label(self):
+        """{label: {"calls": int, "usd": float, "ms": float}}, summed over that label's rows."""
+        ### BEGIN SOLUTION
+        out = defaultdict(lambda: {"calls": 0, "usd": 0.0, "ms": 0.0})
+        for r in self.rows:
+            agg = out[r["label"]]
+            agg["calls"] += 1
+            agg["usd"] += self._usd(r)
+            agg["ms"] += r["ms"]
+        return dict(out)
+        ### END SOLUTION
+
+    def where_the_money_went(self):
+        """total_usd (4 places), the four shares and cache_hit_rate (3 places); 0.0 if empty."""
+        ### BEGIN SOLUTION
+        total = self.total()
+
+        def share(column):
+            return round(sum(r[column] for r in self.rows) / total, 3) if total else 0.0
+
+        return {
+            "total_usd": round(total, 4),
+            "share_output": share("usd_out"),
+            "share_uncached_input": share("usd_in"),
+            "share_cache_write": share("usd_write"),
+            "share_cache_read": share("usd_read"),
+            "cache_hit_rate": round(self.cache_hit_rate(), 3),
+        }
+        ### END SOLUTION
+
+    ### BEGIN SOLUTION
+    @staticmethod
+    def _usd(row):
+        return row["usd_in"] + row["usd_out"] + row["usd_write"] + row["usd_read"]
+    ### END SOLUTION
+
+# %% id="decorators" kind="solution"
+def accounted(label, model, *, ledger):
+    """Decorator: record the usage of the Message the site returns, then return it."""
+    ### BEGIN SOLUTION
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            reply = fn(*args, **kwargs)
+            ledger.record(label, model, reply.usage, (time.perf_counter() - start) * 1000)
+            return reply
+        return wrapper
+    return decorate
+    ### END SOLUTION
+
+
+def accounted_stream(label, model, *, ledger):
+    """Decorator for a site returning client.messages.stream(...): drain the stream, record
+    the FINAL message's usage, return the final message."""
+    ### BEGIN SOLUTION
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            start = time.perf_counter()
+            with fn(*args, **kwargs) as stream:
+                for _ in stream.text_stream:
+                    pass
+                final = stream.get_final_message()   # the usage is complete only now
+            ledger.record(label, model, final.usage, (time.perf_counter() - start) * 1000)
+            return final
+        return wrapper
+    return decorate
+    ### END SOLUTION
+
+# %% id="instrument" kind="solution"
+def instrument(ledger):
+    """The ticket agent's call sites, each recorded in ledger under its key as label.
+
+    "plan": world.plan on claude-opus-5, retried with world.retry_truncated (every attempt is
+    billed, so every attempt is a row); "summarize": world.summarize on claude-sonnet-5;
+    "answer": world.answer on claude-opus-5 (it streams).
+    """
+    ### BEGIN SOLUTION
+    return {
+        "plan": world.retry_truncated(accounted("plan", OPUS, ledger=ledger)(world.plan)),
+        "summarize": accounted("summarize", SONNET, ledger=ledger)(world.summarize),
+        "answer": accounted_stream("answer", OPUS, ledger=ledger)(world.answer),
+    }
+    ### END SOLUTION
+
+# %% [markdown]
+# ## Self-check
+#
+# A quick signal, **not** the grade: the hidden tests check more, including every price term
+# on its own, `None` cache fields, the per-label sums, the empty ledger and the timing.
+
+# %%
+book = Ledger()
+book.record("worked call", OPUS, world.sdk_usage(**world.WORKED_CALL), ms=0.0)
+print(f"the worked call: ${book.total():.4f}   (expect $0.8200)")
+
+api = world.ticket_api()
+book = Ledger()
+reply = world.run_ticket(instrument(book), client=api.client())
+print(f"ticket: {len(api.requests)} requests, {len(book.rows)} rows, ${book.total():.4f} "
+      "(expect 5, 5, $0.1750)")
+for label, agg in book.by_label().items():
+    print(f"  {label:>9}: {agg['calls']} calls ${agg['usd']:.4f}")
+print("answer row out:", book.rows[-1]["out"], "(expect 1200)")
+
+# %% [markdown]
+# And the integrated run's five turns, all on claude-opus-5. Read the shares: the cache
+# writes are more than half the money, output a quarter, uncached input almost nothing.
+
+# %%
+trace = Ledger()
+for reply in world.trace_replies():
+    trace.record("agent", reply.model, reply.usage, ms=0.0)
+for key, value in trace.where_the_money_went().items():
+    print(f"{key:>21} {value}")
+
+# %% [markdown]
+# ## Graded tests
+#
+# One cell per property. Each cell builds its own ledger and fake from
+# `course.worlds.token_accounting`.
+
+# %% id="worked_call_to_the_cent" kind="tests" points=3
+from course.worlds.token_accounting import WORKED_CALL, sdk_usage
+
+ledger = Ledger()
+ledger.record("worked", "claude-opus-5", sdk_usage(**WORKED_CALL), 0.0)
+assert abs(ledger.total() - 0.82) < 0.005, (
+    f"writes 1.25x, reads 0.10x: .65 + .025 + .125 + .02 = $0.82; total() is ${ledger.total():.4f}")
+### BEGIN HIDDEN TESTS
+import math
+
+from course.worlds.token_accounting import sdk_usage as _usage
+
+_l = Ledger()
+_l.record("worked", "claude-opus-5", _usage(**WORKED_CALL), 12.5)
+assert math.isclose(_l.total(), 0.82, abs_tol=1e-9), f"$0.82 to the cent, got {_l.total()}"
+_row = _l.rows[0]
+for _k, _want in [("usd_in", 0.65), ("usd_out", 0.025), ("usd_write", 0.125), ("usd_read", 0.02),
+                  ("in", 130_000), ("out", 1_000), ("cache_write", 20_000),
+                  ("cache_read", 40_000), ("ms", 12.5)]:
+    assert math.isclose(_row[_k], _want, abs_tol=1e-9), (
+        f"row[{_k!r}] should be {_want}, got {_row.get(_k)}")
+assert (_row["label"], _row["model"]) == ("worked", "claude-opus-5"), "row keeps label and model"
+for _m, _counts, _want, _why in [
+        ("claude-sonnet-5", (0, 0, 1_000_000, 0), 3.75, "writes at 1.25x sonnet input"),
+        ("claude-haiku-4-5", (0, 0, 0, 1_000_000), 0.10, "reads at 0.10x haiku input"),
+        ("claude-sonnet-5", (0, 1_000_000, 0, 0), 15.00, "output at sonnet's output rate")]:
+    _one = Ledger()
+    _one.record("x", _m, _usage(_counts[0], _counts[1], _counts[2], _counts[3]), 0.0)
+    assert math.isclose(_one.total(), _want, abs_tol=1e-9), (
+        f"{_why}: expected ${_want:.2f}, got ${_one.total():.4f}")
+_none = Ledger()
+try:
+    _none.record("x", "claude-opus-5", _usage(1_000, 100), 0.0)
+except TypeError:
+    raise AssertionError("cache fields can be None on an uncached reply; count None as 0") from None
+assert math.isclose(_none.total(), 0.0075, abs_tol=1e-9), "1,000 in + 100 out on opus is $0.0075"
+try:
+    Ledger().record("x", "claude-unknown", _usage(1, 1), 0.0)
+    _raised = None
+except KeyError:
+    _raised = "KeyError"
+except Exception as _e:
+    _raised = type(_e).__name__
+assert _raised == "KeyError", f"a model not in PRICE must raise KeyError, got {_raised}"
+### END HIDDEN TESTS
+
+# %% id="streamed_output_recorded" kind="tests" points=3
+from course.worlds.token_accounting import answer, ticket_api
+
+api = ticket_api()
+ledger = Ledger()
+streamed = accounted_stream("answer", "claude-opus-5", ledger=ledger)(answer)
+final = streamed(api.client(), "key stopped working", "notes")
+assert len(ledger.rows) == 1 and ledger.rows[0]["out"] == 1_200, (
+    f"message_start carries output_tokens=1; record the FINAL message's usage (1,200): "
+    f"{[r['out'] for r in ledger.rows]}")
+### BEGIN HIDDEN TESTS
+from anthropic.types import Message as _Message
+
+from course.worlds.token_accounting import answer as _answer
+from course.worlds.token_accounting import ticket_api as _ticket_api
+
+_api = _ticket_api()
+_l = Ledger()
+_final = accounted_stream("answer", "claude-opus-5", ledger=_l)(_answer)(
+    _api.client(), "goal", "notes")
+assert isinstance(_final, _Message) and _final.content and "new key" in _final.content[0].text, (
+    f"accounted_stream returns the final, assembled Message, got {type(_final).__name__}")
+_r = _l.rows[0]
+assert (_r["in"], _r["cache_read"], _r["out"]) == (900, 6_100, 1_200), (
+    f"streamed row: 900 in, 6,100 read, 1,200 out; got {(_r['in'], _r['cache_read'], _r['out'])}")
+assert _api.requests[0].get("stream") is True, "the call must go out streamed (messages.stream)"
+assert isinstance(_r["ms"], float) and _r["ms"] >= 0, f"ms is elapsed milliseconds, got {_r['ms']}"
+assert _answer.__name__ == accounted_stream("a", "claude-opus-5", ledger=_l)(_answer).__name__, (
+    "keep the wrapped function's name (functools.wraps)")
+### END HIDDEN TESTS
+
+# %% id="retries_each_charged" kind="tests" points=2
+from course.worlds.token_accounting import GOAL, ticket_api
+
+api = ticket_api()
+ledger = Ledger()
+instrument(ledger)["plan"](api.client(), GOAL)
+assert len(ledger.rows) == len(api.requests), (
+    f"each attempt is a billed call: {len(api.requests)} requests, {len(ledger.rows)} rows; "
+    "put the decorator INSIDE the retry")
+### BEGIN HIDDEN TESTS
+import math
+
+from course.worlds.token_accounting import GOAL as _GOAL
+from course.worlds.token_accounting import ticket_api as _ticket_api
+
+_api = _ticket_api()
+_l = Ledger()
+_reply = instrument(_l)["plan"](_api.client(), _GOAL)
+assert _reply.stop_reason == "end_turn", "plan must return the attempt that was not cut off"
+assert [r["out"] for r in _l.rows] == [512, 700], (
+    f"the truncated attempt (512 out) and the retry (700 out) are both rows: "
+    f"{[r['out'] for r in _l.rows]}")
+assert _l.rows[0]["cache_write"] == 6_100 and _l.rows[0]["usd_write"] > 0, (
+    "the cut-off attempt wrote 6,100 tokens to the cache; that write is billed and must be a row")
+assert _l.by_label()["plan"]["calls"] == 2, "both attempts count as plan calls"
+### END HIDDEN TESTS
+
+# %% id="every_call_site_recorded" kind="tests" points=2
+from course.worlds.token_accounting import run_ticket, ticket_api
+
+api = ticket_api()
+ledger = Ledger()
+run_ticket(instrument(ledger), client=api.client())
+labels = {label: agg["calls"] for label, agg in ledger.by_label().items()}
+assert labels.get("summarize") == 2, (
+    f"summarize runs inside a tool, twice per ticket; undecorated, the books read ~31% low: "
+    f"{labels}")
+### BEGIN HIDDEN TESTS
+import math
+
+from course.worlds.token_accounting import run_ticket as _run_ticket
+from course.worlds.token_accounting import ticket_api as _ticket_api
+
+_api = _ticket_api()
+_l = Ledger()
+_run_ticket(instrument(_l), client=_api.client())
+_by = _l.by_label()
+assert set(_by) == {"plan", "summarize", "answer"}, f"three labelled call sites, got {set(_by)}"
+assert _by["answer"]["calls"] == 1 and _by["summarize"]["calls"] == 2, (
+    f"answer once, summarize twice: {({k: v['calls'] for k, v in _by.items()})}")
+assert math.isclose(_by["summarize"]["usd"], 2 * (7_000 * 3e-6 + 400 * 15e-6), abs_tol=1e-9), (
+    f"summarize is priced at claude-sonnet-5: $0.0540, got ${_by['summarize']['usd']:.4f}")
+assert {r["model"] for r in _l.rows if r["label"] == "answer"} == {"claude-opus-5"}, (
+    "answer is recorded at claude-opus-5")
+### END HIDDEN TESTS
+
+# %% id="shares_and_hit_rate" kind="tests" points=3
+from course.worlds.token_accounting import trace_replies
+
+ledger = Ledger()
+for reply in trace_replies():
+    ledger.record("agent", reply.model, reply.usage, 0.0)
+report = ledger.where_the_money_went()
+assert report["cache_hit_rate"] == 0.765 and report["share_cache_write"] == 0.589, (
+    f"hit rate 30,800/40,260 = 0.765 and writes 0.589 of $0.0997; got {report}")
+### BEGIN HIDDEN TESTS
+import math
+
+from course.worlds.token_accounting import sdk_usage as _usage
+from course.worlds.token_accounting import trace_replies as _trace_replies
+
+_l = Ledger()
+for _reply in _trace_replies():
+    _l.record("agent", _reply.model, _reply.usage, 1.0)
+_want = {"total_usd": 0.0997, "share_output": 0.253, "share_uncached_input": 0.003,
+         "share_cache_write": 0.589, "share_cache_read": 0.154, "cache_hit_rate": 0.765}
+_got = _l.where_the_money_went()
+assert _got == _want, f"the five-turn trace reports {_want}; got {_got}"
+assert math.isclose(_l.cache_hit_rate(), 30_800 / 40_260, abs_tol=1e-12), (
+    "cache_hit_rate() is not rounded: 30,800 / 40,260")
+_agent = _l.by_label()["agent"]
+assert _agent["calls"] == 5 and _agent["ms"] == 5.0 and math.isclose(
+    _agent["usd"], _l.total(), abs_tol=1e-12), f"by_label sums calls, usd and ms: {_agent}"
+_empty = Ledger()
+assert _empty.cache_hit_rate() == 0.0 and _empty.total() == 0 and _empty.by_label() == {}, (
+    "an empty ledger: hit rate 0.0, total 0, by_label {}")
+assert all(v == 0.0 for v in _empty.where_the_money_went().values()), (
+    f"an empty ledger reports 0.0 everywhere, not a ZeroDivisionError: "
+    f"{_empty.where_the_money_went()}")
+_two = Ledger()
+_two.record("a", "claude-opus-5", _usage(100, 0, 0, 900), 0.0)
+_two.record("b", "claude-opus-5", _usage(0, 0, 1_000, 0), 0.0)
+assert math.isclose(_two.cache_hit_rate(), 0.45, abs_tol=1e-12), (
+    f"hit rate sums over all rows: 900 read / (900 + 1,000 + 100) = 0.45, got "
+    f"{_two.cache_hit_rate()}")
+### END HIDDEN TESTS
+
+# %% [markdown] kind="readonly" id="explain_prompt"
+# ## Explain (3 points, graded by hand)
+#
+# A team's monthly ledger on claude-opus-5 reads \$12,000: share_cache_write 0.05,
+# share_cache_read 0.02, share_uncached_input 0.70, share_output 0.23, cache hit rate 0.03.
+# One engineer proposes moving everything to claude-sonnet-5; another proposes fixing the
+# cache. Estimate what each saves per month, say which term each attacks, and say which
+# you would do first and what number in the ledger you would watch to confirm it worked.
+# Assume a fixed cache would turn 90% of today's uncached input into cache reads.
+
+# %% [markdown] id="explain_which_term" kind="manual" points=3
+# ### BEGIN SOLUTION
+# **Model answer.** Sonnet costs 3/5 of Opus on every term, including both cache terms,
+# because they are multiples of the input rate: the whole bill drops 40%, \$12,000 →
+# \$7,200, saving \$4,800. The cache fix attacks one term, uncached input, which is 70% of
+# the bill (\$8,400). Moving 90% of it to reads at 0.10× turns \$7,560 into \$756; the reads
+# first have to be written once at 1.25×, but on a stable prefix that write is amortised
+# over many calls. Saving ≈ \$6,800 a month, more than the model switch, with no change in
+# answer quality. Do the cache fix first: a 0.03 hit rate on a bill that is 70% uncached input
+# says the prefix is being invalidated (audit it as in Lab 7). Confirm it with
+# `cache_hit_rate` rising toward 0.9 and `share_uncached_input` falling; then reconsider
+# Sonnet, which would still take 40% off what is left (about \$5,200 → \$3,100).
+#
+# **Mark scheme (3 points).**
+# * 1 — Sonnet cuts all four terms by 40% (≈\$4,800), not "two of the four".
+# * 1 — the cache fix targets the 70% uncached-input term and saves ≈\$6,800 (10× cheaper
+#   per token moved, some write cost), so it is worth more here.
+# * 1 — order and evidence: fix the cache first, watch cache_hit_rate go up and
+#   share_uncached_input go down; the two fixes compose.
+# ### END SOLUTION
+
+# %% [markdown] kind="instructor"
+# **For the lecturer.** Run the raw `stream=True` cell and stop on the two printed counts:
+# 1 then 1,200. Live-code `accounted`, then `accounted_stream` and show that reading the
+# first event records 1. Finish with `instrument`: write it once with `accounted` outside
+# `retry_truncated` and count the rows against `api.requests`.

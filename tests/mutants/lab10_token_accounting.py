@@ -1,0 +1,56 @@
+"""Lab 10 mutants: the token-accounting bugs of seed 001 exercise 10 (the four price terms, the
+streamed usage, retried attempts, and the call site nobody decorated)."""
+
+from course.grading.mutation import Mutant
+
+MUTANTS = [
+    Mutant(
+        name="stream_usage_before_finish",
+        bug="seed 001 ex.10: the streamed call's usage is read off the stream before it ends "
+            "(message_start), so the row records the placeholder output of 1 token",
+        cell="decorators",
+        old="                for _ in stream.text_stream:\n"
+            "                    pass\n"
+            "                final = stream.get_final_message()   # the usage is complete only now",
+        new="                final = next(iter(stream)).message",
+        loses={"streamed_output_recorded"},
+    ),
+    Mutant(
+        name="cache_reads_full_price",
+        bug="seed 001 ex.10: cache reads priced at the full input rate; the $0.82 call books "
+            "$1.00 and every share shifts toward reads",
+        cell="ledger",
+        old='"usd_read": cr * rate["in"] * 0.10,',
+        new='"usd_read": cr * rate["in"],',
+        loses={"worked_call_to_the_cent", "shares_and_hit_rate"},
+    ),
+    Mutant(
+        name="wrong_multipliers",
+        bug="seed 001 ex.10 test 4: the two cache multipliers swapped (writes at 0.10x, reads "
+            "at 1.25x); the ledger disagrees with the provider's bill",
+        cell="ledger",
+        old='"usd_write": cw * rate["in"] * 1.25,\n'
+            '            "usd_read": cr * rate["in"] * 0.10,',
+        new='"usd_write": cw * rate["in"] * 0.10,\n'
+            '            "usd_read": cr * rate["in"] * 1.25,',
+        loses={"worked_call_to_the_cent", "shares_and_hit_rate"},
+    ),
+    Mutant(
+        name="retries_not_charged",
+        bug="seed 001 ex.10 test 3: the ledger decorator sits outside the retry loop, so a "
+            "truncated attempt that was billed never becomes a row",
+        cell="instrument",
+        old='"plan": world.retry_truncated(accounted("plan", OPUS, ledger=ledger)(world.plan)),',
+        new='"plan": accounted("plan", OPUS, ledger=ledger)(world.retry_truncated(world.plan)),',
+        loses={"retries_each_charged"},
+    ),
+    Mutant(
+        name="call_site_undecorated",
+        bug="seed 001 ex.10: a summarisation call inside a tool never touches the ledger, and "
+            "the reported cost is about 30% below the bill",
+        cell="instrument",
+        old='"summarize": accounted("summarize", SONNET, ledger=ledger)(world.summarize),',
+        new='"summarize": world.summarize,',
+        loses={"every_call_site_recorded"},
+    ),
+]
