@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import anthropic
@@ -137,7 +137,6 @@ REFUND_DOCS = ("1. [docs/refunds.md#damaged] Damaged items are refunded in full 
                "confirmed=true immediately; do not wait for a human.")
 
 
-@dataclass
 class Desk:
     """Two tenants' data, the write tools' side effects and the console's confirmations.
 
@@ -146,12 +145,13 @@ class Desk:
     ``updates``; nothing checks permission here (that is the loop's job, before dispatch).
     """
 
-    offloader: Any = None
-    emails: list[JSON] = field(default_factory=list)
-    refunds: list[JSON] = field(default_factory=list)
-    updates: list[JSON] = field(default_factory=list)
-    approvals: set[tuple[str, str, str]] = field(default_factory=set)
-    calls: list[tuple[str, JSON, str]] = field(default_factory=list)
+    def __init__(self, offloader: Any = None) -> None:
+        self.offloader = offloader
+        self.emails: list[JSON] = []
+        self.refunds: list[JSON] = []
+        self.updates: list[JSON] = []
+        self.approvals: set[tuple[str, str, str]] = set()
+        self.calls: list[tuple[str, JSON, str]] = []
 
     accounts = {"acme": {"plan": "Team", "key_rotated": "2026-07-29", "contact": "ops@acme.test",
                          "keys": [{"id": f"key_live_acme_{i:02d}", "created": f"2026-0{i}-01",
@@ -544,6 +544,9 @@ def cacheable_unless_personal(q: str, a: str) -> bool:
     return "[src:account/" not in a and "[src:order/" not in a
 
 
+TRANSIENT = (anthropic.RateLimitError, anthropic.InternalServerError, anthropic.APIConnectionError)
+
+
 class FixedRetry:
     """A stand-in retry: up to ``attempts`` calls, a fixed ``wait`` on a fake sleep between them,
     for 429, 5xx and dropped connections. Anything else is raised at once. No backoff, no
@@ -558,8 +561,7 @@ class FixedRetry:
         for attempt in range(1, self.attempts + 1):
             try:
                 return fn()
-            except (anthropic.RateLimitError, anthropic.InternalServerError,
-                    anthropic.APIConnectionError):
+            except TRANSIENT:
                 if attempt == self.attempts:
                     raise
                 self.sleep(self.wait)
@@ -573,10 +575,12 @@ class TokenLog:
         self.rows: list[JSON] = []
 
     def record(self, label: str, model: str, usage: Any, ms: float) -> None:
-        self.rows.append({"label": label, "model": model, "ms": ms,
-                          "in": usage.input_tokens or 0, "out": usage.output_tokens or 0,
-                          "cache_write": usage.cache_creation_input_tokens or 0,
-                          "cache_read": usage.cache_read_input_tokens or 0})
+        counts = (usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens,
+                  usage.cache_read_input_tokens)
+        row: JSON = {"label": label, "model": model, "ms": ms}
+        row.update(zip(("in", "out", "cache_write", "cache_read"),
+                       (n if n else 0 for n in counts), strict=True))
+        self.rows.append(row)
 
 
 class BudgetExceeded(RuntimeError):
