@@ -190,10 +190,13 @@ def test_loopy_ticket_ends_partial(sol):
 
 
 def test_written_answer_numbers():
-    spend = [0.0427, 0.0149, 0.0123, 0.0150]
-    running = [round(sum(spend[:k]), 4) for k in range(1, 5)]
-    assert running == [0.0427, 0.0576, 0.0699, 0.0849]
-    assert running[1] > 0.05 > running[0]
+    spend = [0.0427, 0.0149, 0.0123, 0.0150]          # tool, failed answer, tool, truncated
+    mine = round(spend[0] + spend[1], 4)
+    assert mine == 0.0576 and mine > 0.05 > spend[0]  # stops after call 2, books = bill
+    books_a = round(spend[0] + spend[2], 4)           # (a) never charges the answer turn
+    bill_a = round(sum(spend[:3]), 4)
+    assert (books_a, bill_a) == (0.0550, 0.0699) and books_a > 0.05
+    assert round(0.2 * 199) == 40
 
 
 # -- graded cells in-process ---------------------------------------------------------------

@@ -19,7 +19,7 @@
 #
 # **`authorize`** is an allow-list. A tool in `world.READ_ONLY` is allowed. A tool in
 # `world.WRITE` is allowed only when `tenant` is non-empty **and** `approved(tenant, tool,
-# args)` returns `True`: `approved` is the support console, where a person confirmed that exact
+# args)` returns exactly `True`: `approved` is the support console, where a person confirmed that exact
 # write. Anything the model put in `args` (a `"confirmed": true`, say) never counts. Every
 # other tool is denied.
 #
@@ -154,6 +154,10 @@ print("tool schemas with a 'tenant' property:",
 # | one user message | per turn | split results teach the model to call one tool at a time |
 # | budget | last | the turn's spend is all in; a wrap-up note can still reach the model |
 # | `range(max_steps)` | around all of it | `while True` is the most expensive line you can write |
+#
+# One row differs from the version usually drawn: there, the budget is checked only after a
+# tool turn, so a model that keeps failing the goal predicate spends until the step cap with
+# no check at all. Here every turn that goes on to another call ends with the budget check.
 #
 # Two nodes have no lab of their own: **authorize** and the **goal predicate**. They are
 # short functions whose position is the whole point, so you write them here.
@@ -517,7 +521,9 @@ print("shares:", {k: round(v, 3) for k, v in shares.items()})
 #
 # ### One breakpoint instead of two
 #
-# The history breakpoints are what make turns 2 to 5 cheap. The agent marks the newest block
+# The version of this loop usually shown marks only the system prompt, yet quotes a trace
+# whose reads grow turn by turn (6,100, then 7,400, 8,300, 9,000). Those reads need marks in
+# the history too. The history breakpoints are what make turns 2 to 5 cheap. The agent marks the newest block
 # that came from the model or a tool, and the block where the previous request's cached part
 # ended (this fake cache looks a prefix up only at marked blocks; the live API also checks a
 # short way back from each mark). Mark the system prompt alone and the same conversation
@@ -1023,40 +1029,40 @@ assert _read / _all > 0.7, f"the prompt cache works through your loop: hit rate 
 # * **(b)** store the answer in the semantic cache as soon as `stop_reason` is `end_turn`,
 #   "because the predicate only fails one time in five anyway".
 #
-# A run's calls cost \$0.0427, \$0.0149, \$0.0123 and then a truncated reply of \$0.0150 (it
-# hit `max_tokens`). Under your loop and under (a), say after which call the run stops, what
-# it reports as spent and what the bill really is. Then, for (b), the ticket is asked 200
-# times a day across the tenant and the first answer fails the predicate one time in five:
-# say what (b) costs in wrong answers served per day if a failing first answer gets cached,
-# and where in your loop the store has to sit instead.
+# In one run, call 1 is a tool turn (\$0.0427), call 2 an answer that fails the goal
+# predicate (\$0.0149), call 3 a tool turn (\$0.0123) and call 4 a reply cut off at
+# `max_tokens` (\$0.0150). Under your loop and under (a), say after which call the run stops,
+# what the budget reports as spent and what the API bills. Then, for (b): the same question is
+# asked 200 times a day in one tenant, and the first answer of a run fails the predicate one
+# time in five. Estimate how many unverified answers (b) serves per day, what your loop serves,
+# and say where in your loop the store has to sit.
 
 # %% [markdown] id="explain_the_order" kind="manual" points=4
 # ### BEGIN SOLUTION
-# **Model answer.** Cumulative spend: \$0.0427, \$0.0576, \$0.0699, then \$0.0849 with the
-# truncated call. In my loop every reply is charged before its `stop_reason` is read, and the
-# budget is checked last in each turn. After call 2 the books read \$0.0576 > \$0.05, so
-# `budget.guard()` raises and the run returns a partial result at \$0.0576: two calls, and
-# that is the bill. Under (a) the check at the top of iteration 2 sees only \$0.0427 (call 2
-# is not charged until the end of its tool turn), so call 2 goes out. The top of iteration 3
-# sees \$0.0576 and stops too, but only one turn late if every turn is a tool turn. Worse, a
-# reply that is not a tool turn is never charged: if call 4 is the truncated one, (a) returns
-# the `max_tokens` failure without charging its \$0.0150, so the books say \$0.0699 while the
-# API bills \$0.0849. A check before the call can only see spend already charged; the turn's
-# cost is known after the reply, so charging comes first and the check last.
+# **Model answer.** My loop charges every reply before reading its `stop_reason` and checks
+# the budget last in every turn that continues, feedback turns included. After call 2 the
+# books read \$0.0427 + \$0.0149 = \$0.0576 > \$0.05, so `budget.guard()` raises and the run
+# returns a partial result: two calls, \$0.0576 reported and \$0.0576 billed. Under (a), call
+# 2 is not a tool turn, so it is never charged. The check before call 3 sees \$0.0427 and lets
+# it go; call 3 is charged (\$0.0550) and the check before call 4 stops the run. The budget
+# reports \$0.0550, the API bills \$0.0699, and a call went out past the limit. Had the limit
+# been higher, the truncated call 4 would never have been charged either. A check can only
+# see what was charged before it, and a reply's cost exists only once the reply is back, so
+# the charge goes right after the call and the check at the end of the turn.
 #
-# For (b): 200 asks a day and a 1-in-5 failure means the cached entry is a failing answer on
-# about 1 day in 5 per ticket, and once it is in, all the remaining asks that day (up to
-# ~199) are served the uncited answer for \$0, unchecked. The cache turns one bad answer into
-# hundreds. The store sits after the goal predicate passes, and only if `cacheable` says yes:
-# the cache must repeat only answers the harness itself has verified.
+# For (b): the store happens on `end_turn`, before the predicate, so one run in five stores an
+# answer that failed it. The next 199 askers that day get that stored answer for \$0 and
+# unchecked: about 0.2 × 199 ≈ 40 unverified answers a day. My loop stores only after the
+# predicate passes and `cacheable` agrees, so it serves 0: the failing draft goes back to the
+# model as feedback and only the verified answer is stored.
 #
 # **Mark scheme (4 points).**
-# * 1: my loop stops after call 2 with \$0.0576 reported and billed (charge first, check last).
-# * 1: (a) lets at least one more call out and/or never charges the non-tool (truncated)
-#   reply: books \$0.0699 against a bill of \$0.0849 (or an equivalent worked gap).
-# * 1: (b) caches an unverified answer and then serves it to every later asker (on the order
-#   of 200 a day, at \$0 and unchecked).
-# * 1: the put belongs after the predicate passes and behind `cacheable`.
+# * 1: my loop stops after call 2 at \$0.0576, reported and billed alike (charge first,
+#   check last, also after a feedback turn).
+# * 1: (a) misses the uncharged non-tool reply, lets call 3 out, reports \$0.0550 against a
+#   bill of \$0.0699 (or an equivalent worked gap).
+# * 1: (b) serves about 40 unverified answers a day (0.2 × 199), mine serves none.
+# * 1: the put sits after the predicate passes and behind `cacheable`.
 # ### END SOLUTION
 
 # %% [markdown] kind="instructor"
