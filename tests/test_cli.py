@@ -97,6 +97,7 @@ def class_course(graded_class):
     return graded_class[0]
 
 
+@pytest.mark.slow
 def test_grade_prints_a_table_per_student_and_cell(graded_class):
     _, code, out = graded_class
     assert code == 0, out
@@ -110,6 +111,7 @@ def test_grade_prints_a_table_per_student_and_cell(graded_class):
     assert "autograded 3/3 submissions" in out
 
 
+@pytest.mark.slow
 def test_feedback_writes_html_for_each_student(capsys, class_course):
     code, _, _ = run(capsys, "--course-dir", str(class_course), "feedback", LAB)
     assert code == 0

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from course.grading import runner
 from course.grading.demo import run_demo
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow
 def test_demo_grades_solution_stub_and_one_bug_per_notebook(capsys, tmp_path):
     code = run_demo(ROOT, keep=tmp_path / "demo")
     out = capsys.readouterr().out
