@@ -135,3 +135,18 @@ def test_sandbox_command_isolates_the_kernel(tmp_path):
                  "--reuid=65534", "--nproc=", "--fsize=", "--as="):
         assert flag in joined, flag
     assert cmd[-3:] == ["python", "-m", "ipykernel_launcher"]
+
+
+def test_a_kernel_that_fails_to_start_is_retried_once(monkeypatch, release, source):
+    calls = []
+
+    async def flaky(job, nb):
+        calls.append(1)
+        raise engine.KernelStartFailure("Kernel didn't respond in 60 seconds")
+
+    monkeypatch.setattr(engine, "_run", flaky)
+    job = engine.Job("ann", LAB, LAB, {f"{LAB}.ipynb": nbformat.writes(release).encode()},
+                     nbformat.writes(source))
+    out = engine.grade_job(job)
+    assert len(calls) == 2 and out.attempts == 2 and not out.ok
+    assert out.error == "kernel failed to start twice: Kernel didn't respond in 60 seconds"

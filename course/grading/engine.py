@@ -65,6 +65,10 @@ class GradeFailure(Exception):
     """A submission that cannot be graded; the message is the one-line reason."""
 
 
+class KernelStartFailure(GradeFailure):
+    """The kernel did not come up; grading it once more may work."""
+
+
 def _meta(cell: NotebookNode) -> dict[str, Any]:
     return cell.get("metadata", {}).get("nbgrader", {}) or {}
 
@@ -204,25 +208,42 @@ class GradingClient(NotebookClient):
         return content.get("status") == "error" and nonce in str(content.get("evalue", ""))
 
     async def grade(self) -> None:
-        async with self.async_setup_kernel():
+        try:
+            setup = self.async_setup_kernel()
+            await setup.__aenter__()
             baseline = await self._probe()
-            if baseline is None:
-                raise GradeFailure("kernel did not answer the grader before the first cell")
-            for index, cell in enumerate(self.nb.cells):
-                self._current = _where(cell, index)
-                if is_test(cell):
-                    found = probe.changes(baseline, await self._probe())
-                    if not await self._canary():
-                        found.append("a failing assertion did not fail (errors are swallowed)")
-                    for what in found:
-                        if what not in self.review:
-                            self.review.append(what)
-                try:
-                    await self.async_execute_cell(cell, index)
-                except DeadKernelError:
-                    code = self._exit_code()
-                    raise GradeFailure(f"kernel died in {self._current} "
-                                       f"(exit code {code})") from None
+        except Exception as exc:  # noqa: BLE001 - any failure to start is retried once
+            try:
+                await self._async_cleanup_kernel()
+            except Exception:  # noqa: BLE001 - it never started; nothing more to stop
+                pass
+            raise KernelStartFailure((str(exc).splitlines() or [type(exc).__name__])[0]
+                                     ) from None
+        if baseline is None:
+            await setup.__aexit__(None, None, None)
+            raise KernelStartFailure("the kernel did not answer the grader before the "
+                                     "first cell")
+        try:
+            await self._cells(baseline)
+        finally:
+            await setup.__aexit__(None, None, None)
+
+    async def _cells(self, baseline: dict[str, Any]) -> None:
+        for index, cell in enumerate(self.nb.cells):
+            self._current = _where(cell, index)
+            if is_test(cell):
+                found = probe.changes(baseline, await self._probe())
+                if not await self._canary():
+                    found.append("a failing assertion did not fail (errors are swallowed)")
+                for what in found:
+                    if what not in self.review:
+                        self.review.append(what)
+            try:
+                await self.async_execute_cell(cell, index)
+            except DeadKernelError:
+                code = self._exit_code()
+                raise GradeFailure(f"kernel died in {self._current} "
+                                   f"(exit code {code})") from None
 
     def _exit_code(self) -> str:
         proc = getattr(getattr(self.km, "provisioner", None), "process", None)
@@ -277,11 +298,10 @@ def grade_job(job: Job) -> Outcome:
             try:
                 client = asyncio.run(_run(job, nbformat.from_dict(nb)))
                 break
-            except (RuntimeError, OSError) as exc:
+            except KernelStartFailure as exc:
                 # A kernel that fails to start is retried once.
-                if attempt == 2 or "didn't respond" not in str(exc) and "start" not in str(exc):
-                    raise GradeFailure(f"kernel failed to start: {str(exc).splitlines()[0]}"
-                                       ) from None
+                if attempt == 2:
+                    raise GradeFailure(f"kernel failed to start twice: {exc}") from None
         executed = limit_output(client.nb)
         if client.timed_out:
             # A timed-out cell scores 0 (its error output says so); the reason is kept.
