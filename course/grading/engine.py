@@ -280,11 +280,31 @@ def _started(client: GradingClient | None) -> bool:
     return client is not None and client.kc is not None
 
 
+_sandbox_checked: dict[tuple[str, ...], str] = {}
+
+
+def _check_sandbox_here(readonly: tuple[str, ...]) -> None:
+    """Once per worker process (a cluster worker may be a machine of its own): can this
+    machine create the sandbox? Raises :class:`GradeFailure` with the reason if not."""
+    from .sandbox import Sandbox, check_sandbox
+
+    if readonly not in _sandbox_checked:
+        try:
+            check_sandbox(Sandbox(readonly))
+            _sandbox_checked[readonly] = ""
+        except Exception as exc:  # noqa: BLE001 - SandboxUnavailable or a missing path
+            _sandbox_checked[readonly] = str(exc)
+    if _sandbox_checked[readonly]:
+        raise GradeFailure(f"no sandbox on this worker: {_sandbox_checked[readonly]}")
+
+
 def grade_job(job: Job) -> Outcome:
     """Grade one submission in a fresh kernel; never raises."""
     start = time.monotonic()
     out = Outcome(job.student, job.assignment, job.notebook, ok=False)
     try:
+        if job.sandboxed:
+            _check_sandbox_here(job.readonly)
         name = f"{job.notebook}.ipynb"
         if name not in job.files:
             raise GradeFailure(f"no {name} in the submission")
