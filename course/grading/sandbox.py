@@ -153,6 +153,9 @@ class SandboxKernelManager(AsyncKernelManager):
                 os.chown(f, NOBODY, NOBODY)
             kernel_cmd = self.sandbox.command(self.scratch, kernel_cmd)
         kw["cwd"] = str(self.scratch / "work")
+        # The kernel's own start-up chatter is not the grader's output; what a cell prints
+        # reaches the notebook over the iopub channel.
+        kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
         return await super()._async_launch_kernel(kernel_cmd, **kw)
 
 
