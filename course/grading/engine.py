@@ -171,6 +171,7 @@ class GradingClient(NotebookClient):
         super().__init__(nb, km=km, timeout=job.cell_timeout, allow_errors=True,
                          interrupt_on_timeout=True, startup_timeout=STARTUP_TIMEOUT,
                          record_timing=False, store_widget_state=False,
+                         shutdown_kernel="immediate",
                          extra_arguments=[*KERNEL_ARGS, "--InteractiveShell.xmode=Minimal"])
         self.job = job
         self.timed_out: list[str] = []
@@ -213,20 +214,28 @@ class GradingClient(NotebookClient):
             await setup.__aenter__()
             baseline = await self._probe()
         except Exception as exc:  # noqa: BLE001 - any failure to start is retried once
-            try:
-                await self._async_cleanup_kernel()
-            except Exception:  # noqa: BLE001 - it never started; nothing more to stop
-                pass
+            await self._stop()
             raise KernelStartFailure((str(exc).splitlines() or [type(exc).__name__])[0]
                                      ) from None
         if baseline is None:
             await setup.__aexit__(None, None, None)
+            await self._stop()
             raise KernelStartFailure("the kernel did not answer the grader before the "
                                      "first cell")
         try:
             await self._cells(baseline)
         finally:
             await setup.__aexit__(None, None, None)
+            await self._stop()
+
+    async def _stop(self) -> None:
+        """Kill the kernel now: its whole sandbox (pid namespace) goes with it. nbclient
+        leaves a kernel it did not create running, and a worker grades many submissions."""
+        if self.km is not None:
+            try:
+                await self._async_cleanup_kernel()
+            except Exception:  # noqa: BLE001 - already dead is fine
+                pass
 
     async def _cells(self, baseline: dict[str, Any]) -> None:
         for index, cell in enumerate(self.nb.cells):
