@@ -33,8 +33,11 @@ def test_cluster_gradebook_equals_a_local_run(tmp_path):
     local, remote = _course(tmp_path), _course(tmp_path)
     try:
         here = grade.grade_class(local, [LAB], jobs=2, progress=False)
+        # A real scheduler on loopback TCP, as `--scheduler tcp://HOST:8786` reaches one.
         with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                      host="127.0.0.1", dashboard_address=None) as cluster:
+                                      protocol="tcp://", host="127.0.0.1",
+                                      dashboard_address=None) as cluster:
+            assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
             there = grade.grade_class(remote, [LAB], scheduler=cluster.scheduler_address,
                                       progress=False)
         assert here.ok and there.ok, ([r.error for r in here.runs], [r.error for r in there.runs])
