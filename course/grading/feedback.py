@@ -17,6 +17,7 @@ from pathlib import Path
 
 import nbformat
 from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
 
 from .integrity import secret_lines
 from .runner import read_notebook
@@ -40,6 +41,8 @@ def _first_error(cell) -> str:
 
 class RedactTests(Preprocessor):
     """Replace each graded test cell by its result: points, pass or fail, first error line."""
+
+    enabled = Bool(True).tag(config=True)  # nbconvert preprocessors are off by default
 
     def preprocess_cell(self, cell, resources, index):
         m = _meta(cell)

@@ -108,7 +108,7 @@ def run_dask(jobs: Sequence[Job], scheduler: str,
 
         raise PipelineError("--scheduler needs dask.distributed: "
                             "pip install 'owning-the-agent-loop[cluster]'") from None
-    client = Client(scheduler, set_as_default=False)
+    client = Client(scheduler)
     try:
         futures = client.map(grade_job, list(jobs), pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
