@@ -6,6 +6,7 @@ of ``source/``; ``python -m course`` drives nbgrader with this configuration.
 
 from pathlib import Path
 
+from course.grading.feedback import RedactTests
 from course.grading.runner import KERNEL_ARGS
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, TagRemovePreprocessor
@@ -56,9 +57,14 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedE
 # Per-cell limit while autograding (ExecutePreprocessor.timeout is ignored by nbgrader).
 c.Execute.timeout = 30
 c.Execute.interrupt_on_timeout = True
-# Every grading kernel starts with the network guard on (grading never leaves this
-# machine), and reports errors as one line: a traceback would quote hidden-test source.
+# `course grade` runs each kernel in its OS sandbox (course/grading/sandbox.py) and uses
+# these same arguments; they apply to plain `nbgrader autograde` too. Every grading kernel
+# starts with the network guard on (grading never leaves this machine), and reports errors
+# as one line: a traceback would quote hidden-test source.
 c.Execute.extra_arguments = [*KERNEL_ARGS, "--InteractiveShell.xmode=Minimal"]
 
-# Feedback shows each test cell without its hidden region.
-c.GenerateFeedback.preprocessors = [GetGrades, ClearHiddenTests, CSSHTMLHeaderPreprocessor]
+# Feedback shows each test cell as its result only (points, pass or fail, the first line of
+# its error): no test source, no other output. `course feedback` then reads every page back
+# and refuses one that shows a line of a hidden test or a solution.
+c.GenerateFeedback.preprocessors = [GetGrades, RedactTests, ClearHiddenTests,
+                                    CSSHTMLHeaderPreprocessor]

@@ -30,7 +30,8 @@ import pytest
 from course.grading.export import LAB_DISABLED_PLUGINS, export_student
 from course.grading.mutation import submission
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
+
 BIN = Path(sys.executable).parent
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -125,8 +125,11 @@ def test_feedback_writes_html_for_each_student(capsys, class_course):
     source = runner.read_notebook(ROOT / "source" / LAB / f"{LAB}.ipynb")
     for page in (class_course / "feedback").rglob("*.html"):
         text = " ".join(html_lib.unescape(re.sub(r"<[^>]+>", "", page.read_text())).split())
-        # positive control: a visible test line is found by the same search
-        assert "api = weather.three_cities()" in text
+        # positive control: a line of a visible, ungraded cell is found by the same search
+        assert "split_fake = weather.three_cities()" in text
+        # test cells show their result only, never their code
+        assert "test parallel_results_one_message:" in text
+        assert "(test code not shown)" in text
         leaked = [s for s in secret_lines(source, solutions=False) if s in text]
         assert not leaked, f"{page} shows hidden-test lines: {leaked[:3]}"
 

@@ -12,6 +12,7 @@ from . import ROOT
 pytestmark = pytest.mark.slow  # starts kernels and nbgrader processes
 
 
+@pytest.mark.slow
 def test_demo_grades_solution_stub_and_one_bug_per_notebook(capsys, tmp_path):
     code = run_demo(ROOT, keep=tmp_path / "demo")
     out = capsys.readouterr().out

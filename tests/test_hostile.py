@@ -128,3 +128,18 @@ def test_duplicated_graded_cell_fails_only_that_student(graded):
     _, runs, _ = graded
     assert not runs["duplicate_cell"].ok
     assert runs["late_good"].ok
+
+
+def test_failures_name_their_cause(graded):
+    _, runs, _ = graded
+    assert runs["malformed_json"].error.startswith("not a notebook: invalid JSON at line 1")
+    assert runs["duplicate_cell"].error == "cell id 'two_step_trace' appears twice"
+    assert runs["kernel_dies"].error == "kernel died in cell agent (exit code 1)"
+    assert "timed out after 20 s in cell" in runs["infinite_loop"].error
+
+
+def test_a_failed_submission_gets_no_grade_row_or_feedback(graded):
+    course, _, _ = graded
+    for student in ("malformed_json", "duplicate_cell", "kernel_dies"):
+        assert not (course / "autograded" / student / LAB).exists()
+        assert not (course / "feedback" / student / LAB).exists()

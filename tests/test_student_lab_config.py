@@ -21,7 +21,8 @@ from course.grading.export import (
     export_student,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
+
 PREFIX = Path(sys.prefix)
 STUDENT_PLUGINS = ("@jupyter/nbgrader:validate-assignment", "@jupyter/nbgrader:assignment-list")
 

@@ -5,6 +5,7 @@
     grade      autograde submitted/ in parallel; print the grade table and the class report
     feedback   feedback HTML for graded submissions
     check      integrity: generated folders in sync, metadata valid, nothing leaks
+               (feedback/ pages included)
     verify     grade solution, stub and mutants of assignments through real nbgrader
     export     a student copy of the course: release/ and the support package only
     record     record a cassette from the live API (needs a key and COURSE_RECORD=1)
@@ -58,12 +59,21 @@ def cmd_release(args: argparse.Namespace) -> int:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    result = grade.grade_class(_root(args), args.assignments, jobs=args.jobs,
-                               timeout=args.timeout)
+    root = _root(args)
+    if args.clear:
+        student, _, assignment = args.clear.partition("/")
+        grade.clear_review(root, student, assignment)
+        print(f"cleared {args.clear}: its autograded cells now carry their real scores")
+        return 0
+    result = grade.grade_class(root, args.assignments, jobs=args.jobs, timeout=args.timeout,
+                               sandbox=not args.no_sandbox, scheduler=args.scheduler)
     print(report.grade_table(result.rows, result.runs))
-    print(report.class_report(result.rows))
+    print(report.class_report(result.rows, grade.needs_review(root)))
+    for m in result.mismatches:
+        print(f"gradebook differs from the autograded notebook: {m}")
+    where = f"on {args.scheduler}" if args.scheduler else f"with {args.jobs} worker(s)"
     print(f"autograded {result.graded}/{len(result.runs)} submissions in {result.seconds:.1f}s "
-          f"with {args.jobs} parallel job(s)")
+          f"{where}")
     return 0 if result.ok else 1
 
 
@@ -82,7 +92,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     root = _root(args)
     status = _report_sync("source/", build.build_sources(root, check=True), True)
-    problems = check_tree(root)
+    from .feedback import scan_feedback
+
+    problems = [*check_tree(root), *scan_feedback(root)]
     for p in problems:
         print(f"integrity: {p}")
     print(f"integrity: {len(problems)} problem(s)")
@@ -151,7 +163,7 @@ def parser() -> argparse.ArgumentParser:
         sp.set_defaults(fn=fn)
         if jobs:
             sp.add_argument("-j", "--jobs", type=int, default=DEFAULT_JOBS,
-                            help="parallel nbgrader processes")
+                            help="parallel grading workers")
         if assignments:
             sp.add_argument("assignments", nargs="*", help="assignment ids (default: all)")
         return sp
@@ -163,6 +175,11 @@ def parser() -> argparse.ArgumentParser:
     rel.add_argument("--no-solutions", action="store_true", help="skip executing solutions/")
     g = add("grade", cmd_grade, "autograde everything in submitted/")
     g.add_argument("--timeout", type=float, default=600, help="seconds per submission")
+    g.add_argument("--no-sandbox", action="store_true",
+                   help="run grading kernels without the OS sandbox (a warning is printed)")
+    g.add_argument("--scheduler", help="grade on a Dask cluster, e.g. tcp://HOST:8786")
+    g.add_argument("--clear", metavar="STUDENT/ASSIGNMENT",
+                   help="clear a submission flagged for review: give it its real scores")
     add("feedback", cmd_feedback, "generate feedback HTML")
     add("check", cmd_check, "integrity checks", False).add_argument(
         "--fast", action="store_true", help="skip regenerating release/ and solutions/")

@@ -1,29 +1,41 @@
 """Autograde submissions and read the grades back from the gradebook.
 
-Autograding runs one nbgrader process per (student, assignment), several at once: a
-kernel that dies, a notebook that hangs or a malformed file then costs that one
-submission only, and grades already written to the gradebook stay written.
+Each submission is graded by :func:`.engine.grade_job` in a fresh sandboxed kernel, on a
+pool of long-lived worker processes (or a Dask cluster). Only this parent process writes
+the gradebook, after the kernel has exited, from the executed notebook alone: code in a
+submission never holds the gradebook, and a kernel that dies, a notebook that hangs or a
+malformed file costs that one submission only.
 """
 
 from __future__ import annotations
 
-import subprocess
+import json
+import shutil
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import nbformat
+
+from . import pool
 from .build import refresh_gradebook
+from .engine import CELL_TIMEOUT, Job, Outcome, is_test
 from .runner import (
+    CONFIG_FILE,
     DEFAULT_JOBS,
     PipelineError,
     assignments,
     last_error,
     nbgrader,
-    parallel,
     read_notebook,
     select,
 )
+
+#: Review flags of tampered submissions, kept beside the gradebook (instructor side).
+REVIEWS_FILE = "reviews.json"
+#: The largest submission folder the grader copies into a kernel's scratch folder.
+MAX_SUBMISSION_BYTES = 50 * 1024**2
 
 
 @dataclass
@@ -35,6 +47,8 @@ class GradeRun:
     ok: bool
     error: str = ""
     seconds: float = 0.0
+    review: list[str] = field(default_factory=list)
+    sandboxed: bool = True
 
 
 def submissions(course_dir: Path) -> list[tuple[str, str]]:
@@ -46,31 +60,208 @@ def submissions(course_dir: Path) -> list[tuple[str, str]]:
                   for a in s.iterdir() if a.is_dir())
 
 
+def cell_timeout(course_dir: Path) -> float:
+    """``c.Execute.timeout`` from the course's ``nbgrader_config.py``."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    try:
+        cfg = PyFileConfigLoader(CONFIG_FILE, path=str(course_dir)).load_config()
+        return float(cfg.Execute.timeout) if "timeout" in cfg.Execute else CELL_TIMEOUT
+    except Exception:  # noqa: BLE001 - a broken config is nbgrader's to report
+        return CELL_TIMEOUT
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    files, total = {}, 0
+    for p in sorted(folder.rglob("*")):
+        if p.is_file() and not p.is_symlink():
+            total += p.stat().st_size
+            if total > MAX_SUBMISSION_BYTES:
+                break
+            files[str(p.relative_to(folder))] = p.read_bytes()
+    return files
+
+
+def jobs_for(course_dir: Path, pairs: Sequence[tuple[str, str]], *, sandboxed: bool = True,
+             timeout: float = 600) -> list[Job]:
+    """One :class:`.engine.Job` per (student, assignment, notebook)."""
+    from .sandbox import default_sandbox, trusted_roots
+
+    sb = default_sandbox()
+    per_cell = cell_timeout(course_dir)
+    sources: dict[str, list[tuple[str, str]]] = {}
+    out = []
+    for student, assignment in pairs:
+        if assignment not in sources:
+            sources[assignment] = [
+                (p.stem, p.read_text(encoding="utf-8"))
+                for p in sorted((course_dir / "source" / assignment).glob("*.ipynb"))]
+        files = _files(course_dir / "submitted" / student / assignment)
+        for name, source in sources[assignment]:
+            out.append(Job(student, assignment, name, files, source, cell_timeout=per_cell,
+                           total_timeout=timeout, sandboxed=sandboxed, readonly=sb.readonly,
+                           trusted=tuple(trusted_roots(sb))))
+    return out
+
+
 def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
-              jobs: int = DEFAULT_JOBS, timeout: float = 600) -> list[GradeRun]:
-    """Autograde submissions in parallel, one nbgrader process per (student, assignment)."""
+              jobs: int = DEFAULT_JOBS, timeout: float = 600, *, sandbox: bool = True,
+              scheduler: str | None = None, progress: bool = True) -> list[GradeRun]:
+    """Autograde submissions on ``jobs`` worker processes (or the Dask cluster at
+    ``scheduler``) and write their grades into the gradebook from this process."""
     todo = list(pairs) if pairs is not None else submissions(course_dir)
     if not todo:
         raise PipelineError(f"no submissions under {course_dir / 'submitted'}; expected "
                             "submitted/<student>/<assignment>/<notebook>.ipynb")
+    if sandbox and not scheduler:
+        from .sandbox import check_sandbox
 
+        check_sandbox()
     _register_students(course_dir, sorted({s for s, _ in todo}))
+    work = jobs_for(course_dir, todo, sandboxed=sandbox, timeout=timeout)
+    outcomes = pool.run(work, jobs, scheduler=scheduler, progress=progress)
+    by_pair: dict[tuple[str, str], list[Outcome]] = {}
+    for o in outcomes:
+        by_pair.setdefault((o.student, o.assignment), []).append(o)
+    runs = []
+    for student, assignment in todo:
+        outs = by_pair.get((student, assignment), [])
+        merge(course_dir, student, assignment, outs)
+        failed = [o for o in outs if not o.ok]
+        notes = [o.error for o in outs if o.error]
+        runs.append(GradeRun(student, assignment, ok=bool(outs) and not failed,
+                             error="; ".join(notes) or ("" if outs else "no notebook"),
+                             seconds=sum(o.seconds for o in outs),
+                             review=[r for o in outs for r in o.review], sandboxed=sandbox))
+    return runs
 
-    def run(pair: tuple[str, str]) -> GradeRun:
-        student, assignment = pair
-        start = time.monotonic()
-        try:
-            proc = nbgrader(course_dir, "autograde", assignment, "--student", student, "--force",
-                            timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return GradeRun(student, assignment, False,
-                            f"autograde exceeded {timeout:.0f}s and was stopped",
-                            time.monotonic() - start)
-        ok = proc.returncode == 0 and "[ERROR]" not in proc.stderr
-        return GradeRun(student, assignment, ok, "" if ok else last_error(proc),
-                        time.monotonic() - start)
 
-    return parallel(run, todo, jobs)
+# -- the parent writes the gradebook ---------------------------------------------------------
+
+
+def expected_scores(nb: nbformat.NotebookNode, flagged: bool) -> dict[str, float | None]:
+    """Every graded cell's automatic score, computed from the executed notebook alone; a
+    submission flagged for review scores 0 on its test cells."""
+    from nbgrader.utils import determine_grade, is_grade
+
+    out: dict[str, float | None] = {}
+    for cell in nb.cells:
+        if is_grade(cell):
+            score, _ = determine_grade(cell)
+            out[cell.metadata["nbgrader"]["grade_id"]] = 0.0 if flagged and is_test(cell) \
+                else score
+    return out
+
+
+def _reviews(course_dir: Path) -> dict[str, list[str]]:
+    path = course_dir / REVIEWS_FILE
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _save_reviews(course_dir: Path, reviews: dict[str, list[str]]) -> None:
+    path = course_dir / REVIEWS_FILE
+    if reviews:
+        path.write_text(json.dumps(reviews, indent=1, sort_keys=True, ensure_ascii=False))
+    elif path.exists():
+        path.unlink()
+
+
+def needs_review(course_dir: Path) -> dict[str, list[str]]:
+    """``"student/assignment" -> what was changed`` for every submission awaiting review."""
+    return _reviews(course_dir)
+
+
+def merge(course_dir: Path, student: str, assignment: str, outs: Sequence[Outcome]) -> None:
+    """Write one submission's outcomes: the autograded folder and the gradebook rows.
+
+    A failed notebook leaves no autograded copy behind (so no feedback page claims points
+    for it); the gradebook keeps what it had."""
+    target = course_dir / "autograded" / student / assignment
+    reviews = _reviews(course_dir)
+    key = f"{student}/{assignment}"
+    review = [r for o in outs for r in o.review]
+    if any(not o.ok for o in outs) or not outs:
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.rmtree(course_dir / "feedback" / student / assignment, ignore_errors=True)
+        return
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(course_dir / "submitted" / student / assignment, target, symlinks=False,
+                    ignore=shutil.ignore_patterns("*.ipynb"))
+    for o in outs:
+        (target / f"{o.notebook}.ipynb").write_text(o.executed, encoding="utf-8")
+    if review:
+        reviews[key] = review
+    else:
+        reviews.pop(key, None)
+    _save_reviews(course_dir, reviews)
+    _write_grades(course_dir, student, assignment,
+                  {o.notebook: nbformat.reads(o.executed, as_version=4) for o in outs},
+                  flagged=bool(review))
+
+
+def _write_grades(course_dir: Path, student: str, assignment: str,
+                  notebooks: dict[str, nbformat.NotebookNode], flagged: bool) -> None:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        gb.update_or_create_submission(assignment, student)
+        for name, nb in notebooks.items():
+            scores_ = expected_scores(nb, flagged)
+            sub = gb.find_submission_notebook(name, assignment, student)
+            for grade in sub.grades:
+                try:
+                    grade = gb.find_grade(grade.name, name, assignment, student)
+                except MissingEntry:
+                    continue
+                code = grade.cell.cell_type == "code"
+                # A deleted test cell is absent from the notebook and scores 0.
+                grade.auto_score = scores_.get(grade.name, 0.0 if code else None)
+                if grade.auto_score is None:
+                    if grade.manual_score is None:
+                        # A written answer nobody has marked yet; once it is marked, only
+                        # the formgrader changes its flag.
+                        grade.needs_manual_grade = True
+                else:
+                    grade.needs_manual_grade = flagged and code
+            gb.db.commit()
+
+
+def clear_review(course_dir: Path, student: str, assignment: str) -> None:
+    """An instructor cleared a flagged submission: its test cells get their real scores."""
+    reviews = _reviews(course_dir)
+    if reviews.pop(f"{student}/{assignment}", None) is None:
+        raise PipelineError(f"{student}/{assignment} is not awaiting review")
+    folder = course_dir / "autograded" / student / assignment
+    nbs = {p.stem: read_notebook(p) for p in sorted(folder.glob("*.ipynb"))}
+    _write_grades(course_dir, student, assignment, nbs, flagged=False)
+    _save_reviews(course_dir, reviews)
+
+
+def reconcile(course_dir: Path, pairs: Iterable[tuple[str, str]]) -> list[str]:
+    """Recompute every score from the autograded notebooks and compare with the gradebook;
+    one line per difference, naming student, assignment and cell."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    reviews = _reviews(course_dir)
+    problems = []
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        for student, assignment in pairs:
+            folder = course_dir / "autograded" / student / assignment
+            for path in sorted(folder.glob("*.ipynb")):
+                want = expected_scores(read_notebook(path),
+                                       f"{student}/{assignment}" in reviews)
+                try:
+                    sub = gb.find_submission_notebook(path.stem, assignment, student)
+                except MissingEntry:
+                    problems.append(f"{student}/{assignment}: graded notebook {path.name} "
+                                    "has no gradebook entry")
+                    continue
+                for g in sub.grades:
+                    expect = want.get(g.name, 0.0 if g.cell.cell_type == "code" else None)
+                    if g.auto_score != expect and not (g.auto_score is None and expect is None):
+                        problems.append(f"{student}/{assignment} cell {g.name}: gradebook "
+                                        f"{g.auto_score}, autograded notebook {expect}")
+    return problems
 
 
 def _register_students(course_dir: Path, students: Sequence[str]) -> None:
@@ -87,12 +278,20 @@ def _register_students(course_dir: Path, students: Sequence[str]) -> None:
 
 
 def write_feedback(course_dir: Path, which: Iterable[str]) -> list[str]:
-    """``nbgrader generate_feedback`` for each assignment; returns one-line errors, if any."""
+    """``nbgrader generate_feedback`` for each assignment, then every page read back: a page
+    that shows a line of a hidden test or a solution is deleted and named. Returns one-line
+    errors, if any."""
+    from .feedback import scan_feedback
+
     errors = []
     for a in which:
         proc = nbgrader(course_dir, "generate_feedback", a, "--force")
-        if proc.returncode != 0:
+        if proc.returncode != 0 or "| ERROR]" in proc.stderr:
             errors.append(f"feedback for {a}: {last_error(proc)}")
+    for problem in scan_feedback(course_dir):
+        page = course_dir / problem.split(" shows ", 1)[0]
+        page.unlink(missing_ok=True)
+        errors.append(f"refused to write {problem}")
     return errors
 
 
@@ -162,6 +361,7 @@ class ClassResult:
     runs: list[GradeRun]
     rows: list[NotebookScore]
     seconds: float
+    mismatches: list[str] = field(default_factory=list)
 
     @property
     def graded(self) -> int:
@@ -169,13 +369,15 @@ class ClassResult:
 
     @property
     def ok(self) -> bool:
-        return self.graded == len(self.runs)
+        return self.graded == len(self.runs) and not self.mismatches
 
 
 def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
-                jobs: int = DEFAULT_JOBS, timeout: float = 600) -> ClassResult:
+                jobs: int = DEFAULT_JOBS, timeout: float = 600, sandbox: bool = True,
+                scheduler: str | None = None, progress: bool = True) -> ClassResult:
     """Autograde every submission under ``submitted/`` (of ``which`` assignments, or all),
-    after recording the current source notebooks in the gradebook."""
+    after recording the current source notebooks in the gradebook; then recompute every
+    score from the autograded notebooks and compare it with the gradebook."""
     pairs = submissions(course_dir)
     if which:
         select(course_dir, which)
@@ -188,8 +390,10 @@ def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
         raise PipelineError(f"submissions for unknown assignment(s): {', '.join(unknown)}")
     refresh_gradebook(course_dir, sorted({a for _, a in pairs}))
     start = time.monotonic()
-    runs = autograde(course_dir, pairs, jobs=jobs, timeout=timeout)
+    runs = autograde(course_dir, pairs, jobs=jobs, timeout=timeout, sandbox=sandbox,
+                     scheduler=scheduler, progress=progress)
     took = time.monotonic() - start
     wanted = set(pairs)
     rows = [r for r in scores(course_dir) if (r.student, r.assignment) in wanted]
-    return ClassResult(runs, rows, took)
+    mismatches = reconcile(course_dir, [(r.student, r.assignment) for r in runs if r.ok])
+    return ClassResult(runs, rows, took, mismatches)

@@ -15,7 +15,10 @@ def _fmt(x: float | None) -> str:
 def grade_table(rows: Iterable[NotebookScore], runs: Iterable[GradeRun] = ()) -> str:
     """One block per notebook: a row per student, a column per autograded test cell."""
     rows = list(rows)
+    runs = list(runs)
     failed = {(r.student, r.assignment): r.error for r in runs if not r.ok}
+    review = {(r.student, r.assignment): r.review for r in runs if r.ok and r.review}
+    rows = [r for r in rows if (r.student, r.assignment) not in failed]
     out: list[str] = []
     by_nb: dict[tuple[str, str], list[NotebookScore]] = defaultdict(list)
     for r in rows:
@@ -33,15 +36,34 @@ def grade_table(rows: Iterable[NotebookScore], runs: Iterable[GradeRun] = ()) ->
         for r in sorted(group, key=lambda r: r.student):
             got = {c.grade_id: c for c in r.cells}
             marks = " ".join(f"{_fmt(got[g].score) if g in got else '?':<4}" for g in cells)
-            out.append(f"   {r.student:<{width}}  {marks}  {r.auto_score:g}/{r.auto_max:g}")
+            flag = "  needs review" if (r.student, r.assignment) in review else ""
+            out.append(f"   {r.student:<{width}}  {marks}  {r.auto_score:g}/{r.auto_max:g}{flag}")
         out.append("")
     for (student, assignment), error in sorted(failed.items()):
-        out.append(f"!! {student} / {assignment}: not graded: {error}")
+        out.append(f"!! {student} / {assignment}: FAILED: {error}")
+    for (student, assignment), what in sorted(review.items()):
+        out.append(f"?? {student} / {assignment}: needs review: {'; '.join(what[:5])}"
+                   + (f" (and {len(what) - 5} more)" if len(what) > 5 else "")
+                   + "; autograded cells score 0 until cleared")
+    for r in runs:
+        if r.ok and r.error:
+            out.append(f"   {r.student} / {r.assignment}: {r.error}")
+    if any(not r.sandboxed for r in runs):
+        out.append("WARNING: graded WITHOUT the sandbox (--no-sandbox): student code could "
+                   "read the course tree and write the gradebook")
     return "\n".join(out).rstrip() + "\n"
 
 
-def class_report(rows: Iterable[NotebookScore]) -> str:
-    """For each autograded cell some student lost, how many lost it: the bugs the class hit."""
+def class_report(rows: Iterable[NotebookScore], reviews: dict[str, list[str]] | None = None
+                 ) -> str:
+    """For each autograded cell some student lost, how many lost it: the bugs the class hit;
+    then every submission awaiting review for tampering."""
+    flagged = "".join(f"  needs review: {key}: {'; '.join(what[:5])}\n"
+                      for key, what in sorted((reviews or {}).items()))
+    return _lost(rows) + (f"Submissions flagged for tampering:\n{flagged}" if flagged else "")
+
+
+def _lost(rows: Iterable[NotebookScore]) -> str:
     lost: dict[tuple[str, str], list[str]] = defaultdict(list)
     seen: dict[str, set[str]] = defaultdict(set)
     for r in rows:

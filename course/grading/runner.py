@@ -9,6 +9,7 @@ decided by :mod:`.build`, :mod:`.grade` and :mod:`.export`.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -101,7 +102,8 @@ def nbgrader(course_dir: Path, *args: str, timeout: float | None = None
 
 def last_error(proc: subprocess.CompletedProcess[str]) -> str:
     lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
-    errors = [ln for ln in lines if "[ERROR]" in ln or "Error" in ln]
+    # nbgrader logs "[AutogradeApp | ERROR] ..." (the app's name before the level).
+    errors = [ln for ln in lines if re.search(r"\[(\w+ \| )?ERROR\]", ln) or "Error" in ln]
     return (errors or lines or [f"exit code {proc.returncode}"])[-1].strip()
 
 

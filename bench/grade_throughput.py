@@ -1,0 +1,119 @@
+"""Benchmark: a class of Lab 1 submissions graded by plain serial `nbgrader autograde` and by
+`course grade -j N`, side by side in one run, beside the floor of one sandboxed kernel.
+
+* serial nbgrader: one `nbgrader autograde lab01_tool_loop` over every student (its own
+  serial loop, no sandbox);
+* course grade: `python -m course grade -j N lab01_tool_loop` (worker pool, sandboxed);
+* floor: one sandboxed kernel started and one empty cell run, graded alone;
+* own run time: the solution graded alone in the sandbox, minus the floor.
+
+Prints both ratios: the speed-up over serial nbgrader (target >= 1.8 on 2 cores) and the
+pool's cost per submission (wall x N / submissions) over floor + own run time (target
+<= 1.5).
+
+    python bench/grade_throughput.py [--students 40] [--jobs 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+
+from course.grading import build, engine, grade, mutation, runner, sandbox
+
+ROOT = Path(__file__).resolve().parents[1]
+LAB = "lab01_tool_loop"
+NB = f"{LAB}.ipynb"
+
+
+def _class(course: Path, n: int) -> None:
+    """``n`` submissions cycling through the solution, the stub and every mutant."""
+    chosen = mutation.samples(ROOT, LAB, "all")
+    release = runner.read_notebook(course / "release" / LAB / NB)
+    source = runner.read_notebook(course / "source" / LAB / NB)
+    for i in range(n):
+        s = chosen[i % len(chosen)]
+        nb = mutation.submission(release, source, s.mutant) if s.kind != "stub" else release
+        target = course / "submitted" / f"student{i:03d}" / LAB / NB
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, target)
+
+
+def _single(course: Path, nb: nbformat.NotebookNode, source: str, repeat: int) -> float:
+    sb = sandbox.default_sandbox()
+    times = []
+    for _ in range(repeat):
+        job = engine.Job("bench", LAB, LAB, {NB: nbformat.writes(nb).encode()}, source,
+                         readonly=sb.readonly, trusted=tuple(sandbox.trusted_roots(sb)))
+        start = time.monotonic()
+        out = engine.grade_job(job)
+        times.append(time.monotonic() - start)
+        if not out.ok:
+            raise SystemExit(f"benchmark submission failed: {out.error}")
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=40)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    plain = runner.scratch_course(ROOT, [LAB])
+    ours = runner.scratch_course(ROOT, [LAB])
+    try:
+        for c in (plain, ours):
+            build.generate(c, LAB)
+        _class(plain, args.students)
+        shutil.copytree(plain / "submitted", ours / "submitted")
+
+        release = runner.read_notebook(ours / "release" / LAB / NB)
+        source_nb = runner.read_notebook(ours / "source" / LAB / NB)
+        source = nbformat.writes(source_nb)
+        empty = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("pass")])
+        empty.metadata = source_nb.metadata
+        floor = _single(ours, empty, nbformat.writes(empty), args.repeat)
+        solo = _single(ours, mutation.submission(release, source_nb), source, args.repeat)
+        own = max(0.0, solo - floor)
+
+        start = time.monotonic()
+        proc = runner.nbgrader(plain, "autograde", LAB, "--force")
+        serial = time.monotonic() - start
+        if proc.returncode != 0:
+            print(f"serial nbgrader: {runner.last_error(proc)}", file=sys.stderr)
+
+        start = time.monotonic()
+        proc = subprocess.run([sys.executable, "-m", "course", "grade", "-j", str(args.jobs),
+                               LAB], cwd=ours, capture_output=True, text=True)
+        pooled = time.monotonic() - start
+        summary = [ln for ln in proc.stdout.splitlines() if ln.startswith("autograded ")]
+
+        n = args.students
+        per_sub = pooled * args.jobs / n
+        print(f"submissions: {n} Lab 1 notebooks; {args.jobs} worker(s)")
+        print(f"serial nbgrader autograde: {serial:7.1f} s  ({serial / n:.2f} s/submission)")
+        print(f"course grade -j {args.jobs}:        {pooled:7.1f} s  "
+              f"({pooled / n:.2f} s/submission)"
+              f"  [{summary[-1] if summary else proc.stderr.strip()[-200:]}]")
+        print(f"floor (sandboxed kernel + one cell): {floor:.2f} s; notebook's own run time: "
+              f"{own:.2f} s (solution alone in the sandbox: {solo:.2f} s)")
+        print(f"speed-up over serial nbgrader: {serial / pooled:.2f}x (target >= 1.8x)")
+        print(f"pool cost per submission: {per_sub:.2f} s = {per_sub / (floor + own):.2f} x "
+              f"(floor + own run time) (target <= 1.5x)")
+        rows = grade.scores(ours)
+        print(f"grades recorded by course grade: {len(rows)}")
+    finally:
+        shutil.rmtree(plain, ignore_errors=True)
+        shutil.rmtree(ours, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

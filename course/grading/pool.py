@@ -1,0 +1,140 @@
+"""Run :func:`.engine.grade_job` over many submissions: a local pool of long-lived worker
+processes, or a Dask cluster; report progress on stderr while it runs.
+
+Each worker process imports the grader once and then grades submission after submission,
+each in a fresh sandboxed kernel. :func:`.engine.grade_job` never raises, so a broken
+submission costs only itself; if a worker process itself dies, the pool is rebuilt and the
+submissions it had not finished are graded again once.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+from .engine import Job, Outcome, grade_job
+
+
+class Progress:
+    """done/total, rate, ETA and failures on stderr: a tqdm bar on a terminal, one plain line
+    per finished submission otherwise."""
+
+    def __init__(self, total: int, what: str = "grading", stream=None) -> None:
+        self.stream = stream or sys.stderr
+        self.total, self.done, self.failed = total, 0, 0
+        self.start = time.monotonic()
+        self.bar = None
+        if self.stream.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=what, unit="sub", file=self.stream,
+                            dynamic_ncols=True)
+
+    def update(self, out: Outcome) -> None:
+        self.done += 1
+        self.failed += not out.ok
+        if self.bar is not None:
+            self.bar.set_postfix(failed=self.failed, refresh=False)
+            self.bar.update(1)
+            return
+        took = time.monotonic() - self.start
+        rate = self.done / took if took > 0 else 0.0
+        eta = (self.total - self.done) / rate if rate else 0.0
+        state = "ok" if out.ok and not out.review else ("REVIEW" if out.ok else "FAILED")
+        note = f": {out.error}" if out.error else ""
+        print(f"[{self.done}/{self.total}] {out.student}/{out.assignment} {state} "
+              f"{out.seconds:.1f}s{note} | {rate:.2f}/s, ETA {eta:.0f}s, "
+              f"{self.failed} failed", file=self.stream, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _crashed(job: Job, why: str) -> Outcome:
+    return Outcome(job.student, job.assignment, job.notebook, ok=False,
+                   error=f"grader worker crashed ({why})")
+
+
+def run_local(jobs: Sequence[Job], workers: int,
+              on_done: Callable[[Outcome], None] = lambda o: None) -> list[Outcome]:
+    """Grade ``jobs`` on ``workers`` long-lived processes; results in the order of ``jobs``."""
+    results: dict[int, Outcome] = {}
+    if workers <= 1 or len(jobs) <= 1:
+        for i, job in enumerate(jobs):
+            results[i] = grade_job(job)
+            on_done(results[i])
+        return [results[i] for i in range(len(jobs))]
+    retried: set[int] = set()
+    todo = list(range(len(jobs)))
+    ctx = multiprocessing.get_context("forkserver")
+    while todo:
+        with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
+            futures = {pool.submit(grade_job, jobs[i]): i for i in todo}
+            todo = []
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    i = futures[fut]
+                    try:
+                        results[i] = fut.result()
+                    except BrokenProcessPool:
+                        if i in retried:
+                            results[i] = _crashed(jobs[i], "twice")
+                        else:
+                            retried.add(i)
+                            todo.append(i)
+                            continue
+                    except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
+                        results[i] = _crashed(jobs[i], type(exc).__name__)
+                    on_done(results[i])
+    return [results[i] for i in range(len(jobs))]
+
+
+def run_dask(jobs: Sequence[Job], scheduler: str,
+             on_done: Callable[[Outcome], None] = lambda o: None) -> list[Outcome]:
+    """Grade ``jobs`` on the Dask cluster at ``scheduler`` (e.g. ``tcp://host:8786``).
+    Workers need this package, the same environment paths and bubblewrap; only outcomes
+    come back, and the caller merges them into the gradebook."""
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        from .runner import PipelineError
+
+        raise PipelineError("--scheduler needs dask.distributed: "
+                            "pip install 'owning-the-agent-loop[cluster]'") from None
+    client = Client(scheduler)
+    try:
+        futures = client.map(grade_job, list(jobs), pure=False)
+        index = {f.key: i for i, f in enumerate(futures)}
+        results: dict[int, Outcome] = {}
+        for fut in as_completed(futures):
+            i = index[fut.key]
+            try:
+                results[i] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - a lost worker, say
+                results[i] = _crashed(jobs[i], f"on the cluster: {type(exc).__name__}")
+            on_done(results[i])
+        return [results[i] for i in range(len(jobs))]
+    finally:
+        client.close()
+
+
+def run(jobs: Sequence[Job], workers: int, scheduler: str | None = None,
+        progress: bool = True, what: str = "grading") -> list[Outcome]:
+    """The local pool, or the cluster when ``scheduler`` is given; with a progress display."""
+    bar = Progress(len(jobs), what) if progress else None
+    done = bar.update if bar else (lambda o: None)
+    try:
+        if scheduler:
+            return run_dask(jobs, scheduler, done)
+        return run_local(jobs, workers, done)
+    finally:
+        if bar:
+            bar.close()
+

@@ -1,0 +1,50 @@
+"""`course grade --scheduler`: the same per-submission work on a Dask cluster, merged into the
+one gradebook by the parent, gives exactly the grades of a local run."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from course.grading import build, grade, runner
+from course.grading.mutation import samples, write_samples
+
+from . import ROOT
+
+pytestmark = pytest.mark.slow
+
+LAB = "lab01_tool_loop"
+
+
+def _course(base: Path) -> Path:
+    course = runner.scratch_course(ROOT, [LAB], base=base)
+    build.generate(course, LAB)
+    write_samples(course, samples(ROOT, LAB, "first"))
+    return course
+
+
+def _grades(course: Path) -> dict[tuple[str, str], float | None]:
+    return {(r.student, c.grade_id): c.score for r in grade.scores(course) for c in r.cells}
+
+
+def test_cluster_gradebook_equals_a_local_run(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    local, remote = _course(tmp_path), _course(tmp_path)
+    try:
+        here = grade.grade_class(local, [LAB], jobs=2, progress=False)
+        # A real scheduler on loopback TCP, as `--scheduler tcp://HOST:8786` reaches one.
+        with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                      protocol="tcp://", host="127.0.0.1",
+                                      dashboard_address=None) as cluster:
+            assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
+            there = grade.grade_class(remote, [LAB], scheduler=cluster.scheduler_address,
+                                      progress=False)
+        assert here.ok and there.ok, ([r.error for r in here.runs], [r.error for r in there.runs])
+        assert len(there.runs) == 3
+        assert _grades(remote) == _grades(local)
+        assert _grades(local)  # the comparison is not between two empty gradebooks
+    finally:
+        shutil.rmtree(local, ignore_errors=True)
+        shutil.rmtree(remote, ignore_errors=True)

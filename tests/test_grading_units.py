@@ -1,0 +1,152 @@
+"""The grader's parts that need no kernel: parsing and restoring a submission, redacting
+feedback, scanning pages, the grade table's flags, progress lines, the sandbox command."""
+
+from __future__ import annotations
+
+import io
+
+import nbformat
+import pytest
+
+from course.grading import engine, report
+from course.grading.feedback import RedactTests, scan_page
+from course.grading.grade import CellScore, GradeRun, NotebookScore
+from course.grading.integrity import secret_lines
+from course.grading.pool import Progress
+from course.grading.runner import last_error, read_notebook
+from course.grading.sandbox import Sandbox
+
+from . import ROOT
+
+LAB = "lab01_tool_loop"
+
+
+@pytest.fixture(scope="module")
+def source():
+    return read_notebook(ROOT / "source" / LAB / f"{LAB}.ipynb")
+
+
+@pytest.fixture(scope="module")
+def release():
+    return read_notebook(ROOT / "release" / LAB / f"{LAB}.ipynb")
+
+
+def _cell(nb, gid):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == gid)
+
+
+def test_invalid_json_names_the_line():
+    text = '{\n "cells": [\n  this is not json\n'
+    with pytest.raises(engine.GradeFailure, match=r"^not a notebook: invalid JSON at line 3 "):
+        engine.parse_submission(text, "x.ipynb")
+
+
+def test_duplicated_cell_is_named(release):
+    nb = nbformat.from_dict(release)
+    nb.cells.append(nbformat.from_dict(_cell(nb, "step_cap")))
+    nb.cells[-1].id = "another-id"
+    with pytest.raises(engine.GradeFailure, match="^cell id 'step_cap' appears twice$"):
+        engine.parse_submission(nbformat.writes(nb), "x.ipynb")
+
+
+def test_restore_puts_tests_back_and_ungrades_strangers(release, source):
+    nb = nbformat.from_dict(release)
+    _cell(nb, "two_step_trace").source = "pass  # the student emptied the test"
+    retyped = _cell(nb, "step_cap")
+    retyped.cell_type = "markdown"
+    stranger = nbformat.v4.new_code_cell("x = 1")
+    stranger.metadata["nbgrader"] = {"grade_id": "invented", "grade": True, "points": 99,
+                                     "solution": False, "locked": True}
+    nb.cells.append(stranger)
+    nb.cells = [c for c in nb.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") != "refusal_handled"]
+    out = engine.restore(nb, source)
+    assert _cell(out, "two_step_trace").source == _cell(source, "two_step_trace").source
+    assert _cell(out, "step_cap").cell_type == "code"
+    assert "nbgrader" not in out.cells[-1].metadata
+    assert not any(c.metadata.get("nbgrader", {}).get("grade_id") == "refusal_handled"
+                   for c in out.cells)
+
+
+def test_redacted_test_cell_keeps_only_its_result(source):
+    cell = nbformat.from_dict(_cell(source, "step_cap"))
+    cell.metadata.nbgrader["score"] = 0
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="ECHO " + cell.source),
+        nbformat.v4.new_output("error", ename="AssertionError",
+                               evalue="the loop ran 13 steps\nsecond line", traceback=["tb"]),
+    ]
+    out, _ = RedactTests().preprocess_cell(cell, {}, 0)
+    assert out.source == "# test step_cap: 0/2 points, failed (test code not shown)"
+    assert [o.text for o in out.outputs] == ["AssertionError: the loop ran 13 steps\n"]
+
+
+def test_scan_page_finds_a_hidden_line_and_spares_the_students_own(tmp_path, source):
+    line = sorted(secret_lines(source))[0]
+    page = tmp_path / "p.html"
+    page.write_text(f"<pre><span class='k'>{line}</span></pre>")
+    assert scan_page(page, source, set()) == [line]
+    assert scan_page(page, source, {line}) == []
+
+
+def test_nbgrader_error_lines_are_found():
+    import subprocess
+
+    proc = subprocess.CompletedProcess([], 1, "", "[AutogradeApp | WARNING] x\n"
+                                       "[AutogradeApp | ERROR] cell id 'a' appears twice\n"
+                                       "[AutogradeApp | INFO] done\n")
+    assert last_error(proc) == "[AutogradeApp | ERROR] cell id 'a' appears twice"
+
+
+def _row(student, score):
+    return NotebookScore(student, LAB, LAB, [CellScore("step_cap", score, 2, True)])
+
+
+def test_grade_table_shows_failed_review_and_no_sandbox():
+    runs = [GradeRun("ann", LAB, True, sandboxed=False),
+            GradeRun("bob", LAB, False, "kernel died in cell agent (exit code 1)"),
+            GradeRun("cy", LAB, True, review=["builtin all replaced"])]
+    text = report.grade_table([_row("ann", 2), _row("bob", 0), _row("cy", 0)], runs)
+    assert "!! bob / lab01_tool_loop: FAILED: kernel died in cell agent (exit code 1)" in text
+    assert "   bob " not in text  # no zeros that look like a grade
+    assert "?? cy / lab01_tool_loop: needs review: builtin all replaced" in text
+    assert "WARNING: graded WITHOUT the sandbox" in text
+    rep = report.class_report([_row("cy", 0)], {f"cy/{LAB}": ["builtin all replaced"]})
+    assert f"needs review: cy/{LAB}: builtin all replaced" in rep
+
+
+def test_progress_prints_one_plain_line_per_submission():
+    stream = io.StringIO()
+    bar = Progress(2, stream=stream)
+    bar.update(engine.Outcome("ann", LAB, LAB, ok=True, seconds=1.5))
+    bar.update(engine.Outcome("bob", LAB, LAB, ok=False, error="timed out after 30 s in cell x"))
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("[1/2] ann/lab01_tool_loop ok 1.5s | ")
+    assert "ETA" in lines[0] and "0 failed" in lines[0]
+    assert lines[1].startswith("[2/2] bob/lab01_tool_loop FAILED") and "1 failed" in lines[1]
+
+
+def test_sandbox_command_isolates_the_kernel(tmp_path):
+    cmd = Sandbox(("/opt/env",)).command(tmp_path, ["python", "-m", "ipykernel_launcher"])
+    joined = " ".join(cmd)
+    for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--tmpfs /tmp",
+                 "--ro-bind /opt/env /opt/env", f"--bind {tmp_path} {tmp_path}",
+                 "--reuid=65534", "--nproc=", "--fsize=", "--as="):
+        assert flag in joined, flag
+    assert cmd[-3:] == ["python", "-m", "ipykernel_launcher"]
+
+
+def test_a_kernel_that_fails_to_start_is_retried_once(monkeypatch, release, source):
+    calls = []
+
+    async def flaky(job, nb):
+        calls.append(1)
+        raise engine.KernelStartFailure("Kernel didn't respond in 60 seconds")
+
+    monkeypatch.setattr(engine, "_run", flaky)
+    job = engine.Job("ann", LAB, LAB, {f"{LAB}.ipynb": nbformat.writes(release).encode()},
+                     nbformat.writes(source), sandboxed=False)
+    out = engine.grade_job(job)
+    assert len(calls) == 2 and out.attempts == 2 and not out.ok
+    assert out.error == "kernel failed to start twice: Kernel didn't respond in 60 seconds"

@@ -1,0 +1,341 @@
+"""Attacks a hostile student can make from inside a grading kernel, one test per category.
+
+One scratch course with Lab 1 released. A good student is graded first; then a class of
+attackers, each answer cell trying one thing; then another good student. Every attack
+must get 0 points or a review flag, the good students keep exactly their grades, and no
+instructor file changes. What each attacker saw from inside the sandbox is printed by its
+answer cell and read back from the autograded notebook.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import site
+import sqlite3
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course.grading import build, grade, runner
+from course.grading.feedback import own_lines, page_lines, scan_page
+from course.grading.integrity import secret_lines
+from course.grading.mutation import submission
+
+pytestmark = pytest.mark.slow
+
+LAB = "lab01_tool_loop"
+NB = f"{LAB}.ipynb"
+SLEEP_MARK = "4242.5"  # the argument of the process the double-fork attack leaves behind
+
+
+def _answer(nb):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "agent")
+
+
+def _solution_code(good) -> str:
+    return _answer(good).source
+
+
+ATTACKS = {
+    # The course tree: the source notebook holds every solution and hidden test.
+    "read_course_tree": '''
+import glob, json, os
+seen = [p for p in ("../../../source", "../../../release", "../../../solutions",
+                    "../../../nbgrader_config.py", "{course}/source", "{course}/nbgrader_config.py",
+                    "{repo}/source", "{repo}/authoring", "{repo}/tests")
+        if os.path.exists(p)]
+for base in ("/work", "/tmp", "/root", "/home", "{course}", "{repo}"):
+    for dirpath, dirs, files in os.walk(base):
+        if dirpath != os.getcwd():  # its own copy is the one it may see
+            seen += [os.path.join(dirpath, f) for f in files if f == "{lab}.ipynb"]
+print("SEEN:", seen)
+for p in seen:
+    if p.endswith(".ipynb"):
+        nb = json.load(open(p))
+        for c in nb["cells"]:
+            if "def agent" in "".join(c["source"]):
+                exec("".join(c["source"]))
+''',
+    # The gradebook: find it, open it, give everyone full marks.
+    "write_gradebook": '''
+import os, sqlite3
+found = [p for p in ("../../../gradebook.db", "{course}/gradebook.db") if os.path.exists(p)]
+for base in ("/work", "/tmp", "/root", "{course}"):
+    for dirpath, dirs, files in os.walk(base):
+        # nbgrader ships an empty test gradebook inside the environment; that one is public.
+        found += [os.path.join(dirpath, f) for f in files
+                  if f == "gradebook.db" and "site-packages" not in dirpath]
+print("GRADEBOOKS:", found)
+for p in found:
+    db = sqlite3.connect(p)
+    db.execute("UPDATE grade SET auto_score = 99, needs_manual_grade = 0")
+    db.commit()
+''',
+    # A classmate's submission, to run their answer.
+    "copy_classmate": '''
+import glob, json
+others = glob.glob("../../../submitted/*/{lab}/*.ipynb") + \\
+    glob.glob("{course}/submitted/*/{lab}/*.ipynb") + glob.glob("/tmp/*/submitted/*/*/*.ipynb")
+print("OTHERS:", others)
+for p in others:
+    for c in json.load(open(p))["cells"]:
+        if "def agent" in "".join(c["source"]):
+            exec("".join(c["source"]))
+''',
+    # A .pth file runs at every later Python start that uses this environment.
+    "plant_pth": '''
+import site, sys
+for d in site.getsitepackages() + [sys.prefix]:
+    try:
+        open(d + "/zz_course_attack.pth", "w").write("import os\\n")
+        print("PLANTED:", d)
+    except OSError as exc:
+        print("REFUSED:", type(exc).__name__)
+''',
+    # A double-forked process that outlives its kernel.
+    "leave_process": '''
+import os
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execvp("sleep", ["sleep", "{mark}"])
+    os._exit(0)
+print("FORKED")
+''',
+    # The network, around the course's own guard: the raw socket module.
+    "network": '''
+import _socket
+s = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+s.settimeout(3)
+try:
+    s.connect(("1.1.1.1", 80))
+    print("NETWORK: connected")
+except OSError as exc:
+    print("NETWORK: refused", type(exc).__name__)
+''',
+    # Echo every cell's source (hidden tests included) through an IPython event hook.
+    "echo_event_hook": '''
+def _echo(info):
+    print("ECHO", info.raw_cell)
+get_ipython().events.register("pre_run_cell", _echo)
+''',
+    # Echo the source of each line as it runs through a trace function.
+    "echo_settrace": '''
+import linecache, sys
+def _trace(frame, event, arg):
+    if event == "line":
+        print("TRACE", linecache.getline(frame.f_code.co_filename, frame.f_lineno))
+    return _trace
+sys.settrace(_trace)
+''',
+    # Break the indentation of every later cell: syntax errors quote the hidden tests.
+    "echo_syntax_error": '''
+get_ipython().input_transformers_cleanup.append(lambda lines: ["  " + ln for ln in lines])
+''',
+    # Rewrite every test into a no-op, so each would pass.
+    "rewrite_tests": '''
+get_ipython().input_transformers_post.append(lambda lines: ["pass\\n"])
+''',
+    # Replace a builtin the tests rely on.
+    "replace_builtin": '''
+import builtins
+builtins.all = lambda iterable: True
+''',
+    # Monkeypatch the support package the tests call.
+    "patch_course_module": '''
+import course.fakes
+from . import ROOT
+def _quiet(*args, **kwargs):
+    return None
+course.fakes.FakeAPI.__init__ = _quiet
+''',
+    # Swallow every failing assertion.
+    "swallow_errors": '''
+get_ipython().set_custom_exc((AssertionError,), lambda *a, **k: None)
+''',
+}
+
+
+def _tree_hash(folder: Path, skip: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder)
+        if p.is_file() and not any(str(rel).startswith(s) for s in skip):
+            out[str(rel)] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+@pytest.fixture(scope="module")
+def attacked(tmp_path_factory):
+    course = runner.scratch_course(ROOT, [LAB], base=tmp_path_factory.mktemp("attacks"))
+    with open(course / runner.CONFIG_FILE, "a") as f:
+        f.write("\nc.Execute.timeout = 20\n")
+    build.generate(course, LAB)
+    release = runner.read_notebook(course / "release" / LAB / NB)
+    source = runner.read_notebook(course / "source" / LAB / NB)
+    good = submission(release, source)
+    solution = _solution_code(good)
+
+    def put(student, nb):
+        target = course / "submitted" / student / LAB / NB
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, target)
+
+    put("early_good", good)
+    first = grade.grade_class(course, [LAB], jobs=1, progress=False)
+    before = {r.student: [(c.grade_id, c.score) for c in r.cells] for r in first.rows}
+    instructor_files = _tree_hash(course, ("autograded", "submitted", "feedback",
+                                           "gradebook.db", grade.REVIEWS_FILE))
+    site_files = {str(p) for d in site.getsitepackages() for p in Path(d).iterdir()}
+
+    for name, code in ATTACKS.items():
+        nb = nbformat.from_dict(release)
+        text = code.format(course=course, repo=ROOT, lab=LAB, mark=SLEEP_MARK)
+        # Tampering attackers also answer correctly: only the flag may take their points.
+        tamper = name in ("echo_event_hook", "echo_settrace", "echo_syntax_error",
+                          "rewrite_tests", "replace_builtin", "patch_course_module",
+                          "swallow_errors")
+        _answer(nb).source = (solution + "\n" + text) if tamper else text
+        put(name, nb)
+    put("late_good", good)
+    result = grade.grade_class(course, [LAB], jobs=2, progress=False)
+    time.sleep(1)
+    feedback_errors = grade.write_feedback(course, [LAB])
+    yield {
+        "course": course, "result": result, "before": before,
+        "runs": {r.student: r for r in result.runs},
+        "rows": {r.student: r for r in result.rows},
+        "instructor_files": instructor_files, "site_files": site_files,
+        "feedback_errors": feedback_errors, "source": source,
+    }
+    shutil.rmtree(course, ignore_errors=True)
+
+
+def _printed(course: Path, student: str) -> str:
+    nb = runner.read_notebook(course / "autograded" / student / LAB / NB)
+    cell = _answer(nb)
+    return "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+
+
+def _zero_or_flagged(ctx, student: str) -> None:
+    run, row = ctx["runs"][student], ctx["rows"].get(student)
+    assert run.ok or run.error, student
+    if row is not None and not run.review:
+        assert row.auto_score == 0, f"{student} scored {row.auto_score} without a review flag"
+    if run.review:
+        assert row is None or row.auto_score == 0, f"{student} flagged but scored"
+
+
+def test_good_students_keep_exactly_their_grades(attacked):
+    rows = attacked["rows"]
+    assert attacked["runs"]["late_good"].ok and not attacked["runs"]["late_good"].review
+    assert rows["late_good"].auto_score == rows["late_good"].auto_max == 14
+    now = [(c.grade_id, c.score) for c in rows["early_good"].cells]
+    assert now == attacked["before"]["early_good"]
+    assert not attacked["result"].mismatches, attacked["result"].mismatches
+
+
+def test_course_tree_is_unreadable_from_the_kernel(attacked):
+    out = _printed(attacked["course"], "read_course_tree")
+    assert "SEEN: []" in out, out
+    _zero_or_flagged(attacked, "read_course_tree")
+
+
+def test_gradebook_can_be_neither_found_nor_written(attacked):
+    out = _printed(attacked["course"], "write_gradebook")
+    assert "GRADEBOOKS: []" in out, out
+    _zero_or_flagged(attacked, "write_gradebook")
+    db = sqlite3.connect(attacked["course"] / "gradebook.db")
+    assert db.execute("SELECT COUNT(*) FROM grade WHERE auto_score = 99").fetchone()[0] == 0
+
+
+def test_another_students_submission_is_invisible(attacked):
+    out = _printed(attacked["course"], "copy_classmate")
+    assert "OTHERS: []" in out, out
+    _zero_or_flagged(attacked, "copy_classmate")
+
+
+def test_environment_is_read_only(attacked):
+    out = _printed(attacked["course"], "plant_pth")
+    assert "PLANTED" not in out and "REFUSED" in out, out
+    now = {str(p) for d in site.getsitepackages() for p in Path(d).iterdir()}
+    assert now == attacked["site_files"]
+    _zero_or_flagged(attacked, "plant_pth")
+
+
+def test_no_process_outlives_its_kernel(attacked):
+    assert "FORKED" in _printed(attacked["course"], "leave_process")
+    left = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if SLEEP_MARK.encode() in cmd:
+                left.append(pid)
+    assert not left, f"processes left behind: {left}"
+    _zero_or_flagged(attacked, "leave_process")
+
+
+def test_network_is_absent_even_without_the_guard(attacked):
+    out = _printed(attacked["course"], "network")
+    assert "NETWORK: refused" in out, out
+    _zero_or_flagged(attacked, "network")
+
+
+@pytest.mark.parametrize("student", ["echo_event_hook", "echo_settrace", "echo_syntax_error"])
+def test_echoed_hidden_tests_never_reach_feedback(attacked, student):
+    course = attacked["course"]
+    assert attacked["runs"][student].review, f"{student} was not flagged"
+    _zero_or_flagged(attacked, student)
+    page = course / "feedback" / student / LAB / f"{LAB}.html"
+    refused = [e for e in attacked["feedback_errors"] if f"/{student}/" in e]
+    assert page.is_file() or refused
+    if page.is_file():
+        mine = own_lines(course / "submitted" / student / LAB)
+        assert scan_page(page, attacked["source"], mine) == []
+        hidden = secret_lines(attacked["source"], solutions=False)
+        assert not hidden & page_lines(page)
+
+
+def test_feedback_scan_refuses_a_page_with_a_hidden_line(attacked, tmp_path):
+    line = sorted(secret_lines(attacked["source"]))[0]
+    page = tmp_path / "page.html"
+    page.write_text(f"<html><pre><span>{line}</span></pre></html>")
+    assert scan_page(page, attacked["source"], set()) == [line]
+
+
+@pytest.mark.parametrize("student,what", [
+    ("rewrite_tests", "input transformer"),
+    ("replace_builtin", "builtin all replaced"),
+    ("patch_course_module", "course.fakes.FakeAPI.__init__ replaced"),
+    ("echo_settrace", "trace hook"),
+    ("echo_event_hook", "IPython event hook on pre_run_cell"),
+    ("swallow_errors", "custom exception handler"),
+])
+def test_tampering_is_flagged_and_scores_zero(attacked, student, what):
+    run, row = attacked["runs"][student], attacked["rows"][student]
+    assert any(what in r for r in run.review), run.review
+    assert row.auto_score == 0
+    assert f"{student}/{LAB}" in grade.needs_review(attacked["course"])
+
+
+def test_no_instructor_file_changed(attacked):
+    now = _tree_hash(attacked["course"], ("autograded", "submitted", "feedback",
+                                          "gradebook.db", grade.REVIEWS_FILE))
+    assert now == attacked["instructor_files"]
+
+
+def test_clearing_a_review_restores_the_real_scores(attacked):
+    course = attacked["course"]
+    # The event hook only printed: once cleared, the answer's real (full) scores count.
+    grade.clear_review(course, "echo_event_hook", LAB)
+    row = {r.student: r for r in grade.scores(course)}["echo_event_hook"]
+    assert row.auto_score == row.auto_max == 14
+    assert "echo_event_hook/" + LAB not in grade.needs_review(course)
+    assert not grade.reconcile(course, [("echo_event_hook", LAB)])
