@@ -25,6 +25,8 @@ from course.grading.feedback import own_lines, page_lines, scan_page
 from course.grading.integrity import secret_lines
 from course.grading.mutation import submission
 
+from . import ROOT
+
 pytestmark = pytest.mark.slow
 
 LAB = "lab01_tool_loop"
@@ -148,7 +150,6 @@ builtins.all = lambda iterable: True
     # Monkeypatch the support package the tests call.
     "patch_course_module": '''
 import course.fakes
-from . import ROOT
 def _quiet(*args, **kwargs):
     return None
 course.fakes.FakeAPI.__init__ = _quiet
