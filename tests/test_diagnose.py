@@ -51,3 +51,20 @@ def test_class_counts_group_students_by_diagnosis():
     rows = [("lab", diagnose({"x"}, [a])), ("lab", diagnose({"x"}, [a])),
             ("lab", diagnose(set(), [a]))]
     assert class_counts(rows) == {("lab", "looks like bug a"): 2}
+
+
+def test_class_report_counts_students_per_diagnosed_bug():
+    from course.grading.grade import CellScore, NotebookScore
+    from course.grading.report import class_report
+
+    def row(student, lost):
+        return NotebookScore(student, "lab", "lab", [
+            CellScore(g, 0 if g in lost else 2, 2, True) for g in ("x", "y", "z")])
+
+    mutants = {"lab": [_mutant("split", {"x"}), _mutant("cap", {"y", "z"})]}
+    text = class_report([row("ann", {"x"}), row("bob", {"x"}), row("cy", {"y", "z"}),
+                         row("dee", set())], mutants=mutants)
+    assert "  2  lab: looks like bug split  (ann, bob)" in text
+    assert "  1  lab: looks like bug cap  (cy)" in text
+    assert "dee" not in text.split("Diagnosed bugs")[1]
+    assert "Diagnosed bugs" not in class_report([row("ann", {"x"})])

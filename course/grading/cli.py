@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..cassette import CassetteError
-from . import build, export, grade, report
+from . import build, diagnose, export, grade, report
 from .authoring import AuthoringError
 from .markers import MarkerError
 from .mutation import MutantError
@@ -68,7 +68,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     result = grade.grade_class(root, args.assignments, jobs=args.jobs, timeout=args.timeout,
                                sandbox=not args.no_sandbox, scheduler=args.scheduler)
     print(report.grade_table(result.rows, result.runs))
-    print(report.class_report(result.rows, grade.needs_review(root)))
+    seeded = {a: diagnose.mutants_of(root, a) for a in {r.assignment for r in result.rows}}
+    print(report.class_report(result.rows, grade.needs_review(root), seeded))
     for m in result.mismatches:
         print(f"gradebook differs from the autograded notebook: {m}")
     where = f"on {args.scheduler}" if args.scheduler else f"with {args.jobs} worker(s)"

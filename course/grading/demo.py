@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from . import report
+from .diagnose import mutants_of
 from .runner import DEFAULT_JOBS, assignments
 from .verify import grade_samples
 
@@ -34,7 +35,7 @@ def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS) -> 
     rows = [r for v in verdicts for r in v.scores]
     print()
     print(report.grade_table(rows, [v.run for v in verdicts]))
-    print(report.class_report(rows))
+    print(report.class_report(rows, mutants={a: mutants_of(root, a) for a in names}))
     for v in verdicts:
         mark = "ok  " if v.ok else "FAIL"
         what = f"{v.sample.mutant.name}: {v.sample.mutant.bug}" if v.sample.mutant \

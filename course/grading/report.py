@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
+from .diagnose import diagnose
 from .grade import GradeRun, NotebookScore
+from .mutation import Mutant
 
 
 def _fmt(x: float | None) -> str:
@@ -54,13 +56,35 @@ def grade_table(rows: Iterable[NotebookScore], runs: Iterable[GradeRun] = ()) ->
     return "\n".join(out).rstrip() + "\n"
 
 
-def class_report(rows: Iterable[NotebookScore], reviews: dict[str, list[str]] | None = None
-                 ) -> str:
+def class_report(rows: Iterable[NotebookScore], reviews: dict[str, list[str]] | None = None,
+                 mutants: dict[str, list[Mutant]] | None = None) -> str:
     """For each autograded cell some student lost, how many lost it: the bugs the class hit;
-    then every submission awaiting review for tampering."""
+    with ``mutants`` (assignment -> its seeded bugs), the bug each student's lost cells look
+    like, counted over the class; then every submission awaiting review for tampering."""
+    rows = list(rows)
     flagged = "".join(f"  needs review: {key}: {'; '.join(what[:5])}\n"
                       for key, what in sorted((reviews or {}).items()))
-    return _lost(rows) + (f"Submissions flagged for tampering:\n{flagged}" if flagged else "")
+    return (_lost(rows) + (_diagnosed(rows, mutants) if mutants else "")
+            + (f"Submissions flagged for tampering:\n{flagged}" if flagged else ""))
+
+
+def _diagnosed(rows: list[NotebookScore], mutants: dict[str, list[Mutant]]) -> str:
+    """Students per diagnosed bug, most common first, naming up to five of them."""
+    who: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for r in rows:
+        auto = [c for c in r.cells if c.auto]
+        lost = {c.grade_id for c in auto if (c.score or 0) < c.max_score}
+        d = diagnose(lost, mutants.get(r.assignment, []), all_cells=[c.grade_id for c in auto])
+        if d.lost:
+            who[(r.assignment, d.text)].append(r.student)
+    if not who:
+        return ""
+    out = ["Diagnosed bugs (lost cells matched against each seeded bug's signature):"]
+    for (assignment, text), names in sorted(who.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        shown = ", ".join(sorted(names)[:5]) + (
+            f", and {len(names) - 5} more" if len(names) > 5 else "")
+        out.append(f"  {len(names)}  {assignment}: {text}  ({shown})")
+    return "\n".join(out) + "\n"
 
 
 def _lost(rows: Iterable[NotebookScore]) -> str:
