@@ -110,7 +110,7 @@ def run_loop(task, *, client, tools, dispatch, max_steps=8):
     client    -- an anthropic.Anthropic client (here: the fake)
     tools     -- tool definitions offered to the model
     dispatch  -- a dict from tool name to a Python function called with the tool's input
-                 as keyword arguments (Lab 1 passed a function; here it is a dict)
+                 as keyword arguments (a dict here, not a dispatch function)
     max_steps -- the most model calls to make; after that raise RuntimeError
 
     A tool's result goes back as JSON text: tool_result content is json.dumps(result),
