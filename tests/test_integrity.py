@@ -153,7 +153,10 @@ def test_instructor_notes_stay_out_of_release_and_in_solutions():
 def test_student_export_holds_no_answer_and_no_hidden_test(tmp_path):
     files = export.export_student(ROOT, tmp_path / "student")
     names = {p.relative_to(tmp_path / "student").parts[0] for p in files}
-    assert names == {"release", "course", "pyproject.toml", "environment.yml", "dev", "README.md"}
+    assert names == {"release", "course", "pyproject.toml", "environment.yml", "dev", "README.md",
+                     "nbgrader_config.py"}
+    config = (tmp_path / "student" / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert "grading" not in config and 'transport = "ipc"' in config
     secrets: set[str] = set()
     for a in ASSIGNMENTS:
         secrets |= integrity.secret_lines(

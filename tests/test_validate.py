@@ -71,3 +71,12 @@ def test_catch_rate_drops_when_a_visible_assertion_is_removed(mutants, tmp_path)
     assert rate.missed == ["split_results"]
     assert rate.rate == 0.5
     assert any("below 80%" in p for p in rate.problems())
+
+
+def test_student_validate_is_quiet_without_the_instructor_side(tmp_path):
+    """The student copy's config works without course/grading/ and prints no warning."""
+    assert "course.grading" not in validate.STUDENT_CONFIG
+    stub = nbformat.read(ROOT / "release" / LAB / f"{LAB}.ipynb", as_version=4)
+    outcome = validate.run_validate(stub, ROOT, f"{LAB}.ipynb")
+    assert not outcome.passed, "the untouched stub must fail Validate"
+    assert outcome.warnings == (), outcome.warnings
