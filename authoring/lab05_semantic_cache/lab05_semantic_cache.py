@@ -425,13 +425,16 @@ def pick_threshold(rows):
 # %% [markdown]
 # ## Self-check
 #
-# A quick signal, **not** the grade: hidden tests check more (other tenants, the TTL
-# boundary, more questions for `cacheable`, the default threshold, a large table, and an
-# `embed` whose vectors are not unit length).
+# A quick signal, **not** the grade. Press **Validate** too: each graded cell has a visible
+# check for the most common mistake of its property. Hidden tests in the same cells check
+# more (other tenants, the TTL boundary, more questions for `cacheable`, the default
+# threshold, a larger table, and an `embed` whose vectors are not unit length).
 
 # %%
 chosen = pick_threshold(rows)
 print("threshold picked from the sweep:", chosen)
+fig = sc.plot_sweep(rows, chosen=chosen, default=0.98)
+plt.show()
 
 clock = FakeClock()
 cache = SemanticCache(threshold=chosen, ttl=3600, embed=sc.embed, clock=clock)

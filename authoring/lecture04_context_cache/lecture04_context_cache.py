@@ -161,7 +161,9 @@ from course.worlds import context_cache as cc
 
 api = cc.docs_api()
 out = run_loop(cc.TASK, client=api.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH)
-assert cc.CACHE_FACT in out, f"the final answer should quote the page the model read, got {out!r}"
+assert cc.CACHE_FACT in out, (
+    f"final answer does not quote the page the model read; send tool results as JSON text "
+    f"(json.dumps), not str(dict). Got {out!r}")
 ### BEGIN HIDDEN TESTS
 assert len(api.requests) == 4, (
     f"{len(api.requests)} model calls; a failed read, a search, a read and an answer make 4")
