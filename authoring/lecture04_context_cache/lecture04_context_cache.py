@@ -1356,6 +1356,14 @@ other = cc.issue_call(transcript, "post_invoice", {"customer_id": "c-17", "amoun
                       rng=random.Random(6))
 link(other)
 assert len(book.rows) == 2, "a NEW call (a new key) with the same arguments is a new invoice"
+keyless = with_request_key(book.post_invoice, table={})
+try:
+    keyless({"input": {"customer_id": "c-19", "amount_cents": 100}})
+except KeyError:
+    pass
+else:
+    raise AssertionError("a call with no request_key was written; raise KeyError instead")
+assert len(book.rows) == 2, "a call with no request_key must raise before calling the tool"
 ### END HIDDEN TESTS
 
 # %% [markdown]
