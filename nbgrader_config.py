@@ -4,6 +4,8 @@ The course directory is the folder holding this file. Assignments are the folder
 of ``source/``; ``python -m course`` drives nbgrader with this configuration.
 """
 
+import os
+import tempfile
 from pathlib import Path
 
 from course.grading.feedback import RedactTests
@@ -68,3 +70,8 @@ c.Execute.extra_arguments = [*KERNEL_ARGS, "--InteractiveShell.xmode=Minimal"]
 # and refuses one that shows a line of a hidden test or a solution.
 c.GenerateFeedback.preprocessors = [GetGrades, RedactTests, ClearHiddenTests,
                                     CSSHTMLHeaderPreprocessor]
+
+# Kernels nbgrader starts itself (generate_assignment, plain `nbgrader autograde`) talk over
+# local sockets (IPC), kept out of the course folder: no TCP port and no transport warning.
+c.KernelManager.transport = "ipc"
+c.KernelManager.ip = os.path.join(tempfile.gettempdir(), f"nbgrader-kernel-{os.getpid()}")

@@ -119,7 +119,7 @@ def test_feedback_writes_html_for_each_student(capsys, class_course):
     pages = sorted(p.parent.parent.name for p in (class_course / "feedback").rglob("*.html"))
     assert pages == ["bug-split_results", "solution", "stub"]
     html = (class_course / "feedback" / "bug-split_results" / LAB / f"{LAB}.html").read_text()
-    assert "tool results were split across 3 user messages" in html
+    assert "tool results split across 3 user messages" in html
     from course.grading.integrity import secret_lines
 
     source = runner.read_notebook(ROOT / "source" / LAB / f"{LAB}.ipynb")

@@ -219,9 +219,11 @@ def test_student_export_holds_no_answer_and_no_hidden_test(tmp_path):
     files = export.export_student(ROOT, tmp_path / "student")
     names = {p.relative_to(tmp_path / "student").parts[0] for p in files}
     assert names == {"release", "course", "pyproject.toml", "environment.yml", "dev", "README.md",
-                     ".jupyter"}
+                     ".jupyter", "nbgrader_config.py"}
     assert not any(p.relative_to(tmp_path / "student").parts[:2] == ("course", "grading")
                    for p in files), "the instructor side of course/ went to students"
+    config = (tmp_path / "student" / "nbgrader_config.py").read_text(encoding="utf-8")
+    assert "grading" not in config and 'transport = "ipc"' in config
     secrets: set[str] = set()
     for a in ASSIGNMENTS:
         secrets |= integrity.secret_lines(

@@ -214,9 +214,23 @@ def test_unknown_model_is_not_billed_zero(sol):
         sol["Budget"](1.0).charge("claude-unknown", world.sdk_usage(1, 1))
 
 
+def test_boundaries_are_exact_despite_float_money(sol):
+    # 800,000 tokens at $1/MTok is 0.7999999999999999 in floats: the spec's rounding makes it 80%
+    assert 800_000 * (1 / 1_000_000) < 0.8
+    at_warn = sol["Budget"](1.0)
+    at_warn.charge("claude-haiku-4-5", world.sdk_usage(800_000, 0))
+    assert at_warn.state == "warn"
+    at_stop = sol["Budget"](0.10)
+    at_stop.charge("claude-haiku-4-5", world.sdk_usage(100_000, 0))
+    assert at_stop.state == "stop"
+    with pytest.raises(sol["BudgetExceeded"]):
+        at_stop.guard()
+
+
 def test_mutants_apply_to_the_solution():
     names = [m.name for m in load_mutants(MUTANTS)]
     assert names == ["cache_reads_full_price", "cache_writes_at_1x", "warning_every_turn",
-                     "stop_does_not_stop", "by_model_never_updated"]
+                     "stop_does_not_stop", "by_model_never_updated",
+                     "unrounded_warn_boundary", "strict_stop_boundary", "unknown_model_free"]
     for m in load_mutants(MUTANTS):
         _exec({m.old: m.new})

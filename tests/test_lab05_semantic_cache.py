@@ -187,7 +187,7 @@ def test_plot_sweep_draws_one_point_per_threshold():
         line = fig.axes[0].lines[0]
         assert len(line.get_xdata()) == len(sc.THRESHOLDS)
         labels = fig.axes[0].get_legend_handles_labels()[1]
-        assert "default 0.98 (chapter)" in labels and "picked 0.998" in labels
+        assert "default 0.98" in labels and "picked 0.998" in labels
     finally:
         plt.close(fig)
 

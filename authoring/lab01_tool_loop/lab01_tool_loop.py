@@ -10,10 +10,22 @@
 # ```
 #
 # * **In:** a goal in plain English, a list of tool definitions, and `dispatch(name, args)`,
-#   your function that runs a tool. `client` is an `anthropic.Anthropic` client.
-# * **Out:** the model's final text answer.
-# * **Raises** `RuntimeError` when the reply was cut off at `max_tokens`, and when the model
-#   is still asking for tools after `max_steps` model calls.
+#   the function that runs a tool. `client` is an `anthropic.Anthropic` client.
+# * **Each model call** is `client.messages.create(model=MODEL, max_tokens=1024,
+#   tools=tools, messages=history)`, with `MODEL = "claude-opus-5"` from the first code cell.
+#   The first message is the goal as a user message.
+# * **Out:** the model's final text answer: the text of every `text` block of the last reply,
+#   joined with no separator.
+# * **Tool results:** all results of one turn go back in **one** user message, one
+#   `tool_result` per `tool_use` id, in the order of the calls. A tool's return value is sent
+#   as text: `None` becomes `""`, anything else that is not a string becomes `str(value)`.
+#   A tool that raises is answered with `is_error: True` and the error's text as content;
+#   the loop goes on.
+# * **Refusal:** when `stop_reason == "refusal"`, return `"refused: "` followed by the
+#   reply's own text (its text blocks joined). A refusal may carry no blocks at all: then
+#   return `"refused: "` alone. Never raise on a refusal.
+# * **Raises** `RuntimeError` when a reply stops at `max_tokens`, and when the model is still
+#   asking for tools after `max_steps` model calls (so exactly `max_steps` calls are made).
 #
 # Everything here runs offline. `client` is the real Anthropic SDK talking to a fake API
 # that replays recorded replies and rejects malformed requests with the API's own 400s.
@@ -182,7 +194,7 @@ print(f"{len(served)} model calls served; first request ~{sent_tokens[0]} tokens
 # repeat at most MAX_STEPS times:
 #     reply = model(history, tools)
 #     if reply stopped at max_tokens: fail loudly          # a cut-off reply is not an answer
-#     if reply is a refusal:          return a refusal note # content may be empty
+#     if reply is a refusal:          return it, marked as a refusal  # may have no blocks
 #     if reply asks for no tool:      return its text
 #     history += assistant turn with ALL of reply's blocks
 #     history += ONE user turn answering EVERY tool_use id  # errors become is_error results
@@ -209,6 +221,7 @@ def agent(goal, tools, dispatch, *, client, max_steps=12):
     client    -- an anthropic.Anthropic client (the fake one, in this course)
     max_steps -- the most model calls to make before giving up
 
+    Returns the final reply's text blocks joined; on a refusal, "refused: " + its text.
     Raises RuntimeError if a reply stops at max_tokens, or if the model is still asking
     for tools after max_steps calls. A tool that raises must NOT crash the loop: the
     error goes back to the model as a tool_result with is_error=True.
@@ -221,7 +234,7 @@ def agent(goal, tools, dispatch, *, client, max_steps=12):
         if reply.stop_reason == "max_tokens":
             raise RuntimeError("reply cut off at max_tokens: a truncated reply is not an answer")
         if reply.stop_reason == "refusal":
-            return "The model declined this request."
+            return "refused: " + "".join(b.text for b in reply.content if b.type == "text")
         if reply.stop_reason != "tool_use":
             return "".join(b.text for b in reply.content if b.type == "text")
         history.append({"role": "assistant", "content": reply.content})
@@ -243,8 +256,10 @@ def agent(goal, tools, dispatch, *, client, max_steps=12):
 # %% [markdown]
 # ## Self-check
 #
-# Run this cell for a quick signal. It is **not** the grade: hidden tests check more
-# (parallel calls, unanswered ids, tool errors, truncation, refusals and the step cap).
+# Run this cell for a quick signal. Then press **Validate**: each graded cell below has a
+# visible check for the most common mistake of its property. It is **not** the whole grade:
+# hidden tests in the same cells check more cases (other step caps, refusal texts, the exact
+# tool trace, the order of the answered ids).
 
 # %%
 api = weather.two_step()
@@ -263,8 +278,9 @@ from course.worlds import weather
 
 api = weather.two_step()
 calls = weather.CountingDispatch()
-out = agent(weather.GOAL, weather.TOOLS, calls, client=api.client())
-assert out == "It is 14C and raining in Paris.", f"expected the model's final text, got {out!r}"
+out = weather.run(agent, weather.GOAL, calls, api)
+assert out == "It is 14C and raining in Paris.", (
+    f"final answer should be the last reply's text, 'It is 14C and raining in Paris.'; got {out!r}")
 ### BEGIN HIDDEN TESTS
 assert calls.calls == [("get_capital", {"country": "France"}), ("get_weather", {"city": "Paris"})], (
     f"tools ran as {calls.calls}; the trace must be get_capital(France) then get_weather(Paris)")
@@ -272,35 +288,41 @@ assert len(api.requests) == 3, (
     f"{len(api.requests)} model calls; two tool rounds and one answer make exactly 3")
 assert api.requests[0]["messages"][0]["content"] in (
     weather.GOAL, [{"type": "text", "text": weather.GOAL}]), "the first message must be the goal"
+sent = [(r["model"], r["max_tokens"]) for r in api.requests]
+assert sent == [("claude-opus-5", 1024)] * 3, (
+    f"model calls used (model, max_tokens) {sent}; the spec says claude-opus-5 and 1024")
 ### END HIDDEN TESTS
 
 # %% id="all_blocks_kept" kind="tests" points=2
 from course.worlds import weather
 
 api = weather.two_step()
-agent(weather.GOAL, weather.TOOLS, weather.dispatch, client=api.client())
-### BEGIN HIDDEN TESTS
+out = weather.run(agent, weather.GOAL, weather.dispatch, api)
 kept = weather.assistant_blocks(api.requests[1])
 kinds = [b.get("type") for b in kept]
 assert kinds == ["text", "tool_use"], (
-    f"the assistant turn was resent with blocks {kinds}; append reply.content (ALL blocks: "
-    "the text AND the tool_use), not just the text or just the tool calls")
+    f"assistant turn resent with blocks {kinds}, not [text, tool_use]: append ALL of "
+    "reply.content, not just the text or just the tool calls")
+### BEGIN HIDDEN TESTS
 assert kept[1]["id"] == "toolu_01CapitalFrance00000" and kept[0]["text"], (
     "the resent assistant turn must be the reply's own blocks, unchanged")
+later = weather.assistant_blocks(api.requests[2])
+assert later[:2] == kept, (
+    "the third request changed the first assistant turn; every earlier turn is resent as it was")
 ### END HIDDEN TESTS
 
 # %% id="parallel_results_one_message" kind="tests" points=2
 from course.worlds import weather
 
 api = weather.three_cities()
-agent(weather.THREE_CITIES_GOAL, weather.TOOLS, weather.dispatch, client=api.client())
-### BEGIN HIDDEN TESTS
+out = weather.run(agent, weather.THREE_CITIES_GOAL, weather.dispatch, api)
 carriers = weather.result_messages(api.requests[1])
-assert len(api.requests) == 2, f"{len(api.requests)} model calls; one tool round + answer is 2"
 assert len(carriers) == 1, (
-    f"tool results were split across {len(carriers)} user messages; answer all tool_use ids "
-    "in ONE message, or the transcript teaches the model to call tools one at a time "
+    f"tool results split across {len(carriers)} user messages; answer all tool_use ids in ONE "
+    "message, or the transcript teaches the model to call tools one at a time "
     "(3 round trips instead of 1)")
+### BEGIN HIDDEN TESTS
+assert len(api.requests) == 2, f"{len(api.requests)} model calls; one tool round + answer is 2"
 assert len(weather.tool_results(api.requests[1])) == 3, "all three results belong in that message"
 ### END HIDDEN TESTS
 
@@ -313,13 +335,30 @@ def lima_returns_nothing(name, args):
 
 
 api = weather.three_cities()
-agent(weather.THREE_CITIES_GOAL, weather.TOOLS, lima_returns_nothing, client=api.client())
+out = weather.run(agent, weather.THREE_CITIES_GOAL, lima_returns_nothing, api)
+ids = {b["tool_use_id"] for b in weather.tool_results(api.requests[1])}
+assert "toolu_01WeatherLima00000C" in ids, (
+    "Lima's tool returned None and its tool_use id got no tool_result; answer EVERY id "
+    "(None is sent as \"\")")
 ### BEGIN HIDDEN TESTS
-ids = [b["tool_use_id"] for b in weather.tool_results(api.requests[1])]
-assert ids == ["toolu_01WeatherParis0000A", "toolu_01WeatherTokyo0000B",
-               "toolu_01WeatherLima00000C"], (
-    f"answered ids {ids}: every tool_use id needs a tool_result, even when the tool returned "
-    "nothing (the API rejects unanswered ids with a 400)")
+results = weather.tool_results(api.requests[1])
+order = [b["tool_use_id"] for b in results]
+assert order == ["toolu_01WeatherParis0000A", "toolu_01WeatherTokyo0000B",
+                 "toolu_01WeatherLima00000C"], (
+    f"answered ids {order}: one tool_result per tool_use id, in the order of the calls")
+assert results[2]["content"] == "", (
+    f"a tool that returned None is answered with content \"\"; got {results[2]['content']!r}")
+
+
+def numbers(name, args):
+    return 14 if name == "get_weather" else weather.dispatch(name, args)
+
+
+api = weather.three_cities()
+weather.run(agent, weather.THREE_CITIES_GOAL, numbers, api)
+sent = [b["content"] for b in weather.tool_results(api.requests[1])]
+assert sent == ["14", "14", "14"], (
+    f"a tool returning the int 14 must be sent as the text '14' (str(value)); got {sent}")
 ### END HIDDEN TESTS
 
 # %% id="tool_error_as_data" kind="tests" points=2
@@ -327,17 +366,21 @@ from course.worlds import weather
 
 api = weather.typo_then_fix()
 try:
-    out = agent(weather.GOAL, weather.TOOLS, weather.dispatch, client=api.client())
+    out = weather.run(agent, weather.GOAL, weather.dispatch, api)
 except KeyError as err:
     raise AssertionError(f"the tool's KeyError {err} escaped the loop; catch it and return "
                          "it to the model as a tool_result with is_error=True") from None
-### BEGIN HIDDEN TESTS
 first = weather.tool_results(api.requests[1])[0]
 assert first.get("is_error") is True, (
-    "a failing tool must come back as a tool_result with is_error=True so the model can react")
+    f"failed tool answered with is_error={first.get('is_error')!r}; a tool that raised must be "
+    "sent back with is_error=True so the model can react")
+### BEGIN HIDDEN TESTS
 assert "Pariss" in str(first.get("content")), "the error text should reach the model"
 assert out == "It is 14C and raining in Paris.", (
     f"given the error, the model fixes the typo and answers; got {out!r}")
+ok = weather.tool_results(api.requests[2])[-1]
+assert ok.get("is_error") in (False, None), (
+    "a tool that succeeded must not be marked is_error=True")
 ### END HIDDEN TESTS
 
 # %% id="max_tokens_fails_loudly" kind="tests" points=1
@@ -345,30 +388,39 @@ from course.worlds import weather
 
 api = weather.truncated()
 try:
-    out = agent(weather.GOAL, weather.TOOLS, weather.dispatch, client=api.client())
+    out = weather.run(agent, weather.GOAL, weather.dispatch, api)
 except NotImplementedError:
     raise
 except RuntimeError:
     out = None
-### BEGIN HIDDEN TESTS
 assert out is None, (
-    f"returned {out!r} for a reply that stopped at max_tokens; a truncated reply is HTTP 200 "
-    "but not an answer: raise RuntimeError")
+    f"returned {out!r} for a reply cut off at max_tokens; truncated is HTTP 200 but not an "
+    "answer: raise RuntimeError")
+### BEGIN HIDDEN TESTS
+assert len(api.requests) == 1, (
+    f"{len(api.requests)} model calls; stop at the first reply that hit max_tokens")
 ### END HIDDEN TESTS
 
 # %% id="refusal_handled" kind="tests" points=1
 from course.worlds import weather
 
 api = weather.refusal()
-### BEGIN HIDDEN TESTS
 try:
-    out = agent(weather.GOAL, weather.TOOLS, weather.dispatch, client=api.client())
+    out = weather.run(agent, weather.GOAL, weather.dispatch, api)
+except NotImplementedError:
+    raise
 except Exception as err:
-    raise AssertionError(f"a refusal with empty content crashed the loop "
+    raise AssertionError(f"a refusal with no content blocks crashed the loop "
                          f"({type(err).__name__}); check stop_reason == 'refusal' before "
                          "reading text blocks") from None
-assert isinstance(out, str) and out.strip(), (
-    f"return a short note saying the model declined, got {out!r}")
+assert out == "refused: ", (
+    f"a refusal with no blocks must return 'refused: ' (the marker, nothing after); got {out!r}")
+### BEGIN HIDDEN TESTS
+reason = "I can't help with locating that person."
+api = weather.refusal(reason)
+out = weather.run(agent, weather.GOAL, weather.dispatch, api)
+assert out == "refused: " + reason, (
+    f"a refusal must return 'refused: ' + the refusal's own text; got {out!r}")
 ### END HIDDEN TESTS
 
 # %% id="step_cap" kind="tests" points=2
@@ -391,8 +443,10 @@ def calls_until_cap(max_steps):
     raise AssertionError("agent returned an answer from a model that never stopped asking")
 
 
+made = calls_until_cap(5)
+assert made == 5, f"max_steps=5 made {made} model calls; the cap is exactly max_steps calls"
 ### BEGIN HIDDEN TESTS
-for cap in (5, 12):
+for cap in (1, 12):
     made = calls_until_cap(cap)
     assert made == cap, f"max_steps={cap} made {made} model calls; the cap is exactly {cap}"
 ### END HIDDEN TESTS
@@ -400,25 +454,30 @@ for cap in (5, 12):
 # %% [markdown]
 # ## Explain
 #
-# Why must the results of parallel tool calls travel back in **one** user message? Name the
-# mechanism, say why the API does not stop you, and give the number it costs on the
-# three-city question.
+# A support agent answers "where are my orders?" for a customer with **5** open orders. Each
+# turn the model asks for all 5 `get_order` lookups in parallel; it needs **3** such turns
+# (orders, then shipments, then carrier status), then one turn to answer. One round trip
+# (prefill plus decode) takes **2.4 s**.
+#
+# Your loop answers the 5 results of each turn in 5 separate user messages, and the model
+# drifts to one call per turn, as described above. How many round trips, and how many
+# seconds, does the task take with one-message answers and with split answers? Say by
+# which mechanism the split happens to cost this, and why no request ever fails.
 
 # %% [markdown] id="why_one_message" kind="manual" points=3
 # ### BEGIN SOLUTION
-# **Model answer.** The model predicts a continuation of the transcript it is shown. When
-# three parallel calls are answered in three messages, the transcript becomes a worked
-# example of "tools are answered one at a time", and the next forward pass imitates it:
-# the agent stops batching calls. The API merges consecutive user turns, so the request is
-# valid and nothing errors. Each tool then needs its own round trip (a full prefill of the
-# growing history plus a decode), so three calls cost 3 round trips instead of 1: about 3×
-# the wall-clock time, and more prompt tokens, with no error anywhere.
+# **Model answer.** Batched: 3 tool turns + 1 answer = **4 round trips ≈ 9.6 s**. Split, the
+# model imitates the transcript it is shown (results arriving one at a time) and starts
+# calling one tool per turn: 3 × 5 = 15 tool turns + 1 answer = **16 round trips ≈ 38.4 s**,
+# 4× slower, and each extra round trip resends the whole growing history, so prompt tokens
+# grow too. Nothing errors because the API merges consecutive user turns into one, so the
+# split request is valid; only a check on the message shape catches it.
 #
 # **Mark scheme (3 points).**
-# * 1 — mechanism: the model imitates the shape of its own transcript (in-context pattern),
-#   so split results teach sequential calling.
-# * 1 — silence: the API accepts it (consecutive user turns merge), so only a test on the
-#   message shape catches it.
-# * 1 — number: 3 round trips instead of 1 for the three-city question (≈3× slower), each
-#   round trip resending the whole history.
+# * 1 — numbers: 4 round trips (≈9.6 s) batched against 16 (≈38.4 s) split; accept 15/36 s
+#   if the final answer turn is left out of both consistently.
+# * 1 — mechanism: the model continues the pattern of its own transcript, so split results
+#   teach it to call tools one at a time.
+# * 1 — silence: consecutive user turns merge, the API accepts the request, only a test on
+#   the request shape (one user message per turn) catches it.
 # ### END SOLUTION

@@ -7,9 +7,11 @@
 #
 # ```python
 # PRICE                                # {model: {"in": usd_per_token, "out": usd_per_token}}
+# CACHE_WRITE, CACHE_READ              # 1.25 and 0.10: multipliers of the model's input rate
 # class BudgetExceeded(RuntimeError)   # given: what the hard stop raises
 # class Budget:
 #     Budget(limit_usd)
+#     .limit                           # the limit in dollars, a float
 #     .charge(model, usage) -> float   # price one reply, add it to the books, return its cost
 #     .state                           # "ok" below 80% of the limit, "warn" from 80%, "stop" from 100%
 #     .guard() -> str | None           # "stop": raise BudgetExceeded
@@ -17,6 +19,14 @@
 #     .spent                           # dollars so far
 #     .by_model                        # {model: dollars}, summing to .spent
 # ```
+#
+# * **Boundaries, exactly.** Money in floats is not exact: 800,000 tokens at \$1/MTok is
+#   `800_000 * (1 / 1_000_000)`, which Python computes as `0.7999999999999999`. So compare
+#   the *share* of the limit rounded to 9 decimals: `share = round(spent / limit, 9)`. The
+#   state is `"stop"` when `share >= 1`, `"warn"` when `share >= 0.8`, else `"ok"`. At exactly
+#   80% the state is `"warn"`; at exactly the limit it is `"stop"`.
+# * **An unknown model** (not in `PRICE`) makes `charge` raise `KeyError`: billing it at
+#   \$0 would hide the spend.
 #
 # * **In:** after every model call, the model's name and the reply's `usage`: a real
 #   `anthropic.types.Usage` with `input_tokens`, `output_tokens`,
@@ -55,8 +65,8 @@ print(f"P = {world.PREFIX_TOKENS:,} prefix tokens, a = {world.TURN_TOKENS:,} tok
 #
 # $$\text{input tokens}(n) \;=\; \sum_{k=1}^{n} (P + a\,k) \;=\; nP + a\,\frac{n(n+1)}{2}$$
 #
-# The chapter (Code Lab 14, exercise 3) writes the second term as $a\,n^2/2$. That is the
-# large-*n* approximation, and it drops $a\,n/2$. Both versions are computed below.
+# A common shortcut writes the second term as $a\,n^2/2$. That is the large-*n*
+# approximation, and it drops $a\,n/2$. Both versions are computed below.
 #
 # An up-front budget ("cost per turn × expected turns") estimates only the linear term.
 # So the check has to be a running ledger, updated after every call.
@@ -65,7 +75,7 @@ print(f"P = {world.PREFIX_TOKENS:,} prefix tokens, a = {world.TURN_TOKENS:,} tok
 #
 # ### 1. Mispriced cache terms
 #
-# Here is the chapter's worked call on claude-opus-5, against a \$1.00 limit. It has 130,000
+# Here is a worked call on claude-opus-5, against a \$1.00 limit. It has 130,000
 # uncached input tokens, 1,000 output, 20,000 written to the cache and 40,000 read from it.
 # Priced term by term:
 
@@ -111,7 +121,7 @@ for label, dollars in [("priced right", right), ("cache reads at the full rate",
 #
 # ### 2. The long tail that a mean hides
 #
-# Here are the chapter's cost-per-task rows, priced at claude-opus-5:
+# Here are the cost-per-task rows of one batch of invoice audits, priced at claude-opus-5:
 
 # %%
 print("task  turns   input_tok  output_tok     usd")
@@ -138,30 +148,30 @@ print(f"\na93 costs {tail['a93'] / tail['a91']:.0f}x a91.  Mean ${sum(costs) / l
 # %%
 P, a = world.PREFIX_TOKENS, world.TURN_TOKENS
 measured = {}
-print(" n   measured input  chapter nP + an^2/2   exact nP + an(n+1)/2    gap   a*n/2")
+print(" n   measured input  shortcut nP + an^2/2  exact nP + an(n+1)/2    gap   a*n/2")
 for n in world.GROWTH_TURNS:
     meter = world.TokenMeter()
     world.run_turns(meter, n)
     measured[n] = meter.input_tokens
-    chapter_formula = n * P + a * n**2 / 2
+    shortcut = n * P + a * n**2 / 2
     exact_formula = n * P + a * n * (n + 1) / 2
-    print(f"{n:>2} {measured[n]:>16,} {chapter_formula:>20,.0f} {exact_formula:>22,.0f} "
-          f"{measured[n] - chapter_formula:>6,.0f} {a * n / 2:>7,.0f}")
+    print(f"{n:>2} {measured[n]:>16,} {shortcut:>20,.0f} {exact_formula:>22,.0f} "
+          f"{measured[n] - shortcut:>6,.0f} {a * n / 2:>7,.0f}")
 
 print()
 for lo, hi in [(10, 20), (10, 40)]:
-    chapter_ratio = (hi * P + a * hi**2 / 2) / (lo * P + a * lo**2 / 2)
+    shortcut_ratio = (hi * P + a * hi**2 / 2) / (lo * P + a * lo**2 / 2)
     print(f"{hi} turns vs {lo}: {measured[hi] / measured[lo]:.2f}x measured, "
-          f"{chapter_ratio:.2f}x by the chapter's formula, {(hi / lo) ** 2:.0f}x if only n^2 counted")
+          f"{shortcut_ratio:.2f}x by the shortcut, {(hi / lo) ** 2:.0f}x if only n^2 counted")
 
 # %% [markdown]
-# The chapter's 135,000 and 420,000 tokens at 10 and 20 turns come from its approximation. The
-# fake measures 142,500 and 435,000, and the exact sum agrees with it. The gap is $a\,n/2$
-# (7,500 and 15,000): call *k* carries *k* turns of history, not *k* − ½. So the chapter's
-# "3.1× the cost for 2× the turns" is really 3.05×.
+# The shortcut gives 135,000 and 420,000 tokens at 10 and 20 turns. The fake measures
+# 142,500 and 435,000, and the exact sum agrees with it. The gap is $a\,n/2$ (7,500 and
+# 15,000): call *k* carries *k* turns of history, not *k* − ½. So the shortcut's "3.1× the
+# cost for 2× the turns" is really 3.05×.
 #
-# The chapter also says a run is "roughly 4× worse at turn 20 and 16× worse at turn 40". Those
-# are limits: they need $a\,n^2/2 \gg nP$, that is $n \gg 2P/a = 8$. With these *P* and *a*,
+# It is often said that a run is "roughly 4× worse at turn 20 and 16× worse at turn 40",
+# from the $n^2$ term alone. Those are limits: they need $a\,n^2/2 \gg nP$, that is $n \gg 2P/a = 8$. With these *P* and *a*,
 # the measured factors from turn 10 are 3.05× and 10.3×. The conclusion stands either way:
 # doubling the turns more than doubles the bill.
 #
@@ -189,9 +199,10 @@ for lo, hi in [(10, 20), (10, 40)]:
 #
 # ```text
 # after every model call:
-#     spent += in·p_in + out·p_out + cache_write·p_in·1.25 + cache_read·p_in·0.10
-#     if spent ≥ limit:         hard stop → the loop returns a partial report
-#     if spent ≥ 0.8 · limit:   ONCE: tell the model to wrap up (a note it can read)
+#     decide what this reply cost          (which token counts, at which rate each?)
+#     decide which side of each line you are on   (how to compare money that is not exact)
+#     past the limit:  stop, and let the loop report what is done and what is missing
+#     past 80%:        tell the model to wrap up, and decide how to remember you did
 # ```
 #
 # **What a framework changes.** In LangGraph, `spent` becomes a field of the graph state with
@@ -202,13 +213,14 @@ for lo, hi in [(10, 20), (10, 40)]:
 # ## Implement
 #
 # Prices go in `PRICE` in **dollars per token**. `charge` sums four terms, and a cache field
-# of `None` counts as zero. `state` compares `.spent` with the limit. `guard` is what the
-# loop calls every turn.
+# of `None` counts as zero. `state` compares the rounded share of the limit, as specified at
+# the top. `guard` is what the loop calls every turn.
 
 # %% id="price" kind="solution"
 # PRICE[model] = {"in": USD per input token, "out": USD per output token}, for
 # claude-opus-5, claude-sonnet-5 and claude-haiku-4-5. Per token, not per MTok:
-# $5/MTok is 5 / 1_000_000 dollars per token. Name the two cache multipliers here too.
+# $5/MTok is 5 / 1_000_000 dollars per token. Also define CACHE_WRITE and CACHE_READ, the
+# multipliers of the input rate for a cache write and a cache read.
 ### BEGIN SOLUTION
 PRICE = {
     "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
@@ -228,7 +240,7 @@ class Budget:
     """The ledger of one agent run: charge every reply, then ask guard() what to do."""
 
     def __init__(self, limit_usd):
-        """limit_usd -- the most this run may spend, in dollars."""
+        """limit_usd -- the most this run may spend, in dollars (kept as the float .limit)."""
         ### BEGIN SOLUTION
         self.limit = float(limit_usd)
         self.spent = 0.0
@@ -241,7 +253,7 @@ class Budget:
 
         Four terms: uncached input, output, cache writes (1.25x the input rate) and cache
         reads (0.10x the input rate). A cache field that is None counts as 0.
-        Returns this call's cost in dollars.
+        Returns this call's cost in dollars. A model not in PRICE raises KeyError.
         """
         ### BEGIN SOLUTION
         rate = PRICE[model]  # an unknown model fails loudly instead of billing $0
@@ -259,11 +271,15 @@ class Budget:
 
     @property
     def state(self):
-        """'ok' below 80% of the limit, 'warn' from 80%, 'stop' from 100%."""
+        """'ok' below 80% of the limit, 'warn' from 80%, 'stop' from 100%.
+
+        Compare share = round(spent / limit, 9): 'stop' if share >= 1, 'warn' if >= 0.8.
+        """
         ### BEGIN SOLUTION
-        if self.spent >= self.limit:
+        share = round(self.spent / self.limit, 9)  # 0.7999999999999999 is 80%, not 79.99...%
+        if share >= 1:
             return "stop"
-        return "warn" if self.spent >= 0.8 * self.limit else "ok"
+        return "warn" if share >= 0.8 else "ok"
         ### END SOLUTION
 
     def guard(self):
@@ -288,9 +304,11 @@ class Budget:
 # %% [markdown]
 # ## Self-check
 #
-# These checks give you a quick signal. They are **not** the grade: the hidden tests check
-# more, including every price term alone, `None` cache fields, the hard stop inside the
-# loop, the routed run and the growth curve.
+# These checks give you a quick signal. Press **Validate** too: each graded cell has a
+# visible check for the most common mistake of its property. They are **not** the grade:
+# hidden tests in the same cells check more, including every price term alone, `None` cache
+# fields, both boundaries, the hard stop inside the loop, the routed run and the growth
+# curve.
 
 # %%
 b = Budget(1.00)
@@ -339,11 +357,12 @@ world.plot_spend(world.GROWTH_TURNS, spend, spend_cached)
 plt.show()
 
 # %% [markdown]
-# Both lines curve upward. The chapter warns that a straight line means "your caching is working
-# extremely well or you are not measuring correctly". Only the second half holds. Caching
-# lowers the curve, because history read back bills at 0.10×, but reads still grow with the
-# history, so the cached run still more than doubles when the turns double. A straight line
-# means your ledger is not measuring.
+# The uncached line curves upward. At this scale the cached line *looks* straight, but the
+# printed ratio says otherwise: it still more than doubles when the turns double. A common
+# warning says a straight spend line means "your caching is working extremely well, or you
+# are not measuring correctly". Only the second half holds. Caching lowers the curve,
+# because history read back bills at 0.10×, but reads still grow with the history. A line
+# that is truly straight means your ledger is not measuring.
 #
 # ## Graded tests
 #
@@ -354,7 +373,9 @@ plt.show()
 from course.worlds.budget import WORKED_CALL, sdk_usage
 
 worked_cost = Budget(1.00).charge("claude-opus-5", sdk_usage(**WORKED_CALL))
-assert abs(worked_cost - 0.82) < 0.005, f"the chapter's worked call costs $0.82; charge returned ${worked_cost:.4f}"
+assert abs(worked_cost - 0.82) < 0.005, (
+    f"worked call priced ${worked_cost:.4f}, not $0.82: cache writes bill 1.25x and cache reads "
+    "0.10x the input rate ($1.00 means reads at full price; $0.795 means writes at 1x)")
 ### BEGIN HIDDEN TESTS
 import math
 
@@ -408,8 +429,14 @@ assert math.isclose(_b.spent, 0.82 + 0.01 + 0.01 + 0.005 + 0.0008, abs_tol=1e-9)
 from course.worlds.budget import sdk_usage
 
 b = Budget(1.00)
-b.charge("claude-haiku-4-5", sdk_usage(850_000, 0))
-assert b.state == "warn", f"$0.85 of $1.00 is 85%: state should be 'warn', got {b.state!r}"
+b.charge("claude-haiku-4-5", sdk_usage(800_000, 0))
+assert b.state == "warn", (
+    f"exactly 80% ({b.spent!r} of $1.00) must be 'warn', got {b.state!r}: money is not exact in "
+    "floats, compare round(spent / limit, 9) >= 0.8")
+first_note, second_note = b.guard(), b.guard()
+assert isinstance(first_note, str) and second_note is None, (
+    f"guard() in 'warn' returned {first_note!r} then {second_note!r}: send the wrap-up note ONCE, "
+    "then None")
 ### BEGIN HIDDEN TESTS
 from course.worlds.budget import run_audit
 from course.worlds.budget import sdk_usage as _usage
@@ -428,6 +455,12 @@ assert _b.guard() is None, (
     "was sent), or it is re-injected every turn until the hard stop")
 _b.charge("claude-haiku-4-5", _usage(50_000, 0))
 assert _b.state == "warn" and _b.guard() is None, "still in 'warn' at $0.90: no second note"
+for _model, _tokens, _limit in (("claude-sonnet-5", 400_000, 1.50), ("claude-opus-5", 16_000, 0.10)):
+    _edge = Budget(_limit)
+    _edge.charge(_model, _usage(_tokens, 0))
+    assert _edge.state == "warn", (
+        f"exactly 80% (${_edge.spent!r} of ${_limit}) must be 'warn', got {_edge.state!r}; "
+        "compare round(spent / limit, 9) >= 0.8")
 _report = run_audit(Budget(2.60), stop=BudgetExceeded, n_invoices=20)
 _sent = _report["notes"]
 assert _report["ok"] is True, (
@@ -441,8 +474,17 @@ assert [i for i, _ in _sent] == [20], (
 from course.worlds.budget import sdk_usage
 
 b = Budget(0.10)
-b.charge("claude-haiku-4-5", sdk_usage(120_000, 0))
-assert b.state == "stop", f"$0.12 of $0.10: state should be 'stop', got {b.state!r}"
+b.charge("claude-haiku-4-5", sdk_usage(100_000, 0))
+assert b.state == "stop", (
+    f"exactly the limit ({b.spent!r} of $0.10) must be 'stop', got {b.state!r}: compare "
+    "round(spent / limit, 9) >= 1")
+try:
+    said = b.guard()
+except BudgetExceeded:
+    said = "raised"
+assert said == "raised", (
+    f"at the limit guard() returned {said!r} instead of raising BudgetExceeded: a hard stop "
+    "must stop the run, not hand the model one more note")
 ### BEGIN HIDDEN TESTS
 from course.worlds.budget import run_audit as _run_audit
 from course.worlds.budget import sdk_usage as _usage
@@ -472,6 +514,16 @@ assert _report["ok"] is False and _report["partial"] is True and "answer" not in
 assert len(_report["done"]) == 11 and "INV-12" in _report["missing"], (
     "the report keeps the 11 invoices read and names what is missing (INV-12, the summary)")
 assert _spent_by.state == "stop" and _spent_by.spent >= 1.00
+_edge = Budget(2.00)
+_edge.charge("claude-opus-5", _usage(100_000, 40_000, 0, 1_000_000))
+assert _edge.state == "stop", (
+    f"exactly $2.00 of $2.00 (${_edge.spent!r}) must be 'stop', got {_edge.state!r}")
+try:
+    Budget(1.00).charge("claude-opus-9", _usage(10, 10))
+except KeyError:
+    pass
+else:
+    raise AssertionError("an unknown model was billed; charge must raise KeyError for it")
 ### END HIDDEN TESTS
 
 # %% id="by_model_sums_to_spent" kind="tests" points=2
@@ -512,9 +564,9 @@ for _n, _got in growth.items():
     assert math.isclose(_got, _exact, abs_tol=1e-9), (
         f"{_n} turns: P=6,000 and a=1,500 give {6_000 * _n + 1_500 * _n * (_n + 1) // 2:,} input "
         f"tokens (n*P + a*n(n+1)/2) and ${_exact:.4f} in all; your ledger says ${_got:.4f}")
-_chapter_approx_10 = 5e-6 * 135_000 + 25e-6 * 4_000
-assert math.isclose(growth[10] - _chapter_approx_10, 5e-6 * 7_500, abs_tol=1e-9), (
-    "10 turns: the chapter's a*n^2/2 (135,000 tokens) undercounts by a*n/2 = 7,500 tokens")
+_shortcut_10 = 5e-6 * 135_000 + 25e-6 * 4_000
+assert math.isclose(growth[10] - _shortcut_10, 5e-6 * 7_500, abs_tol=1e-9), (
+    "10 turns: the shortcut a*n^2/2 (135,000 tokens) undercounts by a*n/2 = 7,500 tokens")
 ### END HIDDEN TESTS
 
 # %% id="tail_row_a93" kind="tests" points=1
@@ -539,32 +591,35 @@ assert _b.state == "stop", f"on a $2.00 budget the a93 run is far past the stop,
 # %% [markdown] kind="readonly" id="explain_prompt"
 # ## Explain
 #
-# Why can neither a prompt ("be economical") nor a budget set before the run replace a ledger
-# updated after every call? And why does the guard need **both** the 80% note and the hard
-# stop? Use this lab's numbers: the 10- and 20-turn spend, and the a93 row.
+# A new case, with its own numbers. A research agent runs on claude-sonnet-5 (\$3/MTok
+# input; ignore output and caching). Its prefix is *P* = 4,000 tokens and each turn adds
+# *a* = 2,000 tokens of history. Its `Budget` has a \$1.00 limit.
+#
+# 1. What do 10 turns and 20 turns cost in input? What would an up-front budget of
+#    "first call's cost × 20 turns" have predicted for 20 turns?
+# 2. After which call does `state` first read `"warn"`, and after which `"stop"`?
+# 3. Why can neither the prompt "be economical" nor that up-front budget replace this
+#    ledger, and why does the guard need both the note and the stop?
 
 # %% [markdown] id="explain_two_mechanisms" kind="manual" points=3
 # ### BEGIN SOLUTION
-# **Model answer.** The model cannot see its spend. `usage` is computed on the server after
-# each reply and returned to the harness, never to the model, so "be economical" asks it to
-# estimate a number it has no access to. A budget set up front fails too. Every call resends
-# the whole history, so input tokens grow as nP + a·n(n+1)/2. An up-front estimate is
-# "cost per turn × turns", which is the linear term only. Here 10 turns cost \$0.81 and 20
-# turns \$2.38, about 2.9× for 2× the turns (3.05× in input tokens: 142,500 against 435,000).
-# a93 ran 40 turns unguarded and cost \$9.93, 38× its \$0.26 neighbour. Only a ledger charged
-# after each call sees that curve as it happens. Two signals are needed because they do
-# different jobs. The 80% note is a soft budget the model can read and act on: it can finish
-# what it started and say what remains, instead of being cut off mid-edit. The model can
-# ignore that note, though. The hard stop cannot be ignored, and the loop turns it into a
-# partial report (what was done, what is missing), not a crash.
+# **Model answer.**
+# 1. Input tokens are nP + a·n(n+1)/2 = 4,000n + 1,000n(n+1). At 10 turns: 150,000 tokens,
+#    \$0.45. At 20 turns: 500,000 tokens, \$1.50: 3.3× the cost for 2× the turns. The first
+#    call carries 6,000 tokens (\$0.018), so "× 20 turns" predicts \$0.36, a quarter of the
+#    real bill: an up-front estimate sees only the linear term.
+# 2. After 14 calls the run has spent \$0.798 (266,000 tokens), after 15 \$0.90: the note
+#    goes out after call 15. After 16 calls it has spent \$1.008: the stop trips after call
+#    16, overshooting by less than one call.
+# 3. The model never sees `usage` (the server computes it after the reply and returns it to
+#    the harness), so "be economical" asks it to track a number it cannot see; the up-front
+#    budget misses the quadratic term. The note lets the model finish what it started and
+#    say what remains; the model can ignore it, so the harness also needs a stop it cannot
+#    argue with, which the loop turns into a partial report.
 #
 # **Mark scheme (3 points).**
-# * 1 — mechanism: the model never sees `usage` (it is computed server-side after the reply),
-#   and because the history is resent, spend grows with n(n+1)/2, so an up-front estimate
-#   (linear) misses the quadratic term.
-# * 1 — numbers: at least one of \$0.81 → \$2.38 (or 142,500 → 435,000 tokens, ≈3×
-#   for 2× the turns), or a93's \$9.93 ≈ 38× the \$0.26 task.
-# * 1 — two mechanisms: the 80% note is visible to the model and lets it wrap up; the hard
-#   stop is enforced by the harness whatever the model does, and ends in a partial report,
-#   not an exception.
+# * 1 — numbers for 1: \$0.45 and \$1.50 (or the token counts), against \$0.36 predicted.
+# * 1 — the crossings: warn after call 15, stop after call 16, with the running totals.
+# * 1 — mechanisms: the model cannot see its spend; the note is advisory, the stop is
+#   enforced by the harness and ends in a partial report.
 # ### END SOLUTION

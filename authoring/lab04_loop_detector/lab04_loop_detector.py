@@ -24,6 +24,13 @@
 # | stall | `stall + 1` steps in a row fail to beat the **best** `progress` so far (higher is better; `None` means "not measured") | `progress` |
 # | step cap | call number `max_steps + 1`: set `halted = True` and return the reason | `step cap` |
 #
+# The signals are checked in the table's order, step cap first. The first that trips returns
+# its message, and the signals after it do not see that call (a call that trips the
+# identical-call signal does not count toward the frozen world or the stall). Each nudge
+# adds 1 to `trips`; the step cap does not. `progress=None` means "not measured": it neither
+# resets the stall count nor adds to it. Once `halted`, every later `check` returns the
+# step-cap message again.
+#
 # Words are matched without regard to case. Fingerprints of `args` and `state` must not
 # depend on the order of dictionary keys (at any depth), and values that JSON cannot encode
 # (a `datetime`, a `Decimal`, a `Path`) must not make `check` fail.
@@ -91,7 +98,7 @@ print("and the run ended with:", "an answer" if not asks else "no answer, just t
 # history, so every lap adds the same (call, result) pair to every later request. The bill
 # is the sum of an arithmetic series, `n·P + a·n(n−1)/2` for `n` requests, a first request
 # of `P` tokens and `a` tokens added per lap: it grows with the square of the laps, not
-# linearly. (The Code Lab 14 budget exercise writes `n·P + a·n²/2`, the large-`n`
+# linearly. (A common shortcut writes `n·P + a·n²/2`, the large-`n`
 # approximation; the exact sum has `n(n−1)/2` here, or `n(n+1)/2` if the first request
 # already carries one lap.) Checked against the run:
 
@@ -295,12 +302,16 @@ class LoopGuard:
 # %% [markdown]
 # ## Self-check
 #
-# Quick checks on the step lists from section 2 and on a healthy run. They are **not** the
-# grade: the graded cells below run more cases, including hidden ones.
+# Quick checks on the step lists from section 2 and on a healthy run. Press **Validate** too:
+# each graded cell has a visible check for the most common mistake of its property. They are
+# **not** the grade: hidden tests in the same cells run more cases (other thresholds, the
+# order of signals, what happens after a halt, the scripted models).
 
 # %%
-assert fingerprint({"a": 1, "b": {"x": 1, "y": 2}}) == fingerprint({"b": {"y": 2, "x": 1}, "a": 1})
-assert isinstance(fingerprint({"when": datetime(2025, 3, 1)}), str)
+assert fingerprint({"a": 1, "b": {"x": 1, "y": 2}}) == fingerprint({"b": {"y": 2, "x": 1}, "a": 1}), (
+    "fingerprint changed with the order of dictionary keys: encode with sorted keys")
+assert isinstance(fingerprint({"when": datetime(2025, 3, 1)}), str), (
+    "fingerprint must return a string, also for values JSON cannot encode (a datetime)")
 
 
 def first_trip(steps, **thresholds):
@@ -347,13 +358,13 @@ print(f"\nthe guard cut the stuck run's bill {unguarded_usd / runs['deaf'].usd:.
 # that listens recovers after one nudge and answers. The deaf one is stopped at its second
 # trip with a reason, not a stack trace, and not after 40 calls.
 #
-# ### Where this lab differs from the Code Lab 14 reference
+# ### Common claims about loop detectors, checked
 #
-# * The reference leaves out test 4 (nudge before halt) because it "needs a live model".
-#   A scripted model is enough: the graded test below runs it offline.
-# * Its shape-C trace counts *failing* tests, but the detector treats a larger progress
+# * "Testing that the guard nudges before it halts needs a live model." It does not: a
+#   scripted model is enough, and the graded test below runs it offline.
+# * "Count failing tests as the progress signal." The detector treats a larger progress
 #   number as better. Pass a higher-is-better metric: tests passing, or minus tests failing.
-# * Its integrated loop stubs the snapshot as `return {}`. A constant snapshot makes the
+# * "Stub the snapshot as `return {}` until you need it." A constant snapshot makes the
 #   frozen-state signal fire on the third tool call of *every* run. The snapshot must change
 #   when the world does.
 # * "Hashing the call is blind to the A/B/A cycle" holds for the consecutive check; a
@@ -368,13 +379,13 @@ print(f"\nthe guard cut the stuck run's bill {unguarded_usd / runs['deaf'].usd:.
 # %% [markdown]
 # ## Graded tests
 #
-# One cell per property. Each shows a line or two; the grading runs more cases.
+# One cell per property. Each shows the check for the most common mistake of its property;
+# hidden tests in the same cell run more cases.
 
 # %% id="repeat_trips_on_fourth_call" kind="tests" points=2
 guard = LoopGuard()
 assert guard.check("get_order", {"id": "A-17"}, {"t": 0}) is None, \
     "a first call can never be a repeat"
-### BEGIN HIDDEN TESTS
 _g = LoopGuard()
 _out = [_g.check("search_docs", {"q": "rate limit"}, {"step": i}) for i in range(4)]
 _first = next((n for n, v in enumerate(_out, start=1) if v is not None), None)
@@ -384,6 +395,7 @@ assert _out[:3] == [None, None, None], (
 assert isinstance(_out[3], str), (
     "four identical search_docs calls (state changing each time) did not trip; count "
     "fingerprint(tool, args) over the run and trip when the count exceeds repeat")
+### BEGIN HIDDEN TESTS
 assert "search_docs" in _out[3], (
     f"the repeat nudge must name the tool it repeats, got: {_out[3]!r}")
 assert _g.trips == 1, f"one nudge was given but trips is {_g.trips}"
@@ -398,7 +410,6 @@ assert _out5 == [False] * 5 + [True], (
 guard = LoopGuard()
 assert guard.check("read_file", {"path": "a.txt"}, {"a.txt": 1}) is None, \
     "a first state can never be a cycle"
-### BEGIN HIDDEN TESTS
 _g = LoopGuard()
 _ab = [_g.check(_t, {"path": "config.yaml"}, {"mtime": 1})
        for _t in ("read_file", "write_file", "read_file")]
@@ -407,6 +418,7 @@ assert _ab[:2] == [None, None], (
 assert isinstance(_ab[2], str), (
     "read, write, read with the world frozen did not trip on the third step; count "
     "fingerprint(state) and trip when the count exceeds cycle")
+### BEGIN HIDDEN TESTS
 assert "cycl" in _ab[2].lower(), (
     f"the third step tripped, but not as a cycle (expected the word 'cycling'): {_ab[2]!r}; "
     "no call repeated more than twice here, so only the state fingerprint should fire")
@@ -425,6 +437,14 @@ assert _out == [False] * 4 + [True], (
 guard = LoopGuard()
 assert guard.check("run_tests", {}, {"rev": 0}, progress=10.0) is None, \
     "a first progress reading can never be a stall"
+_g = LoopGuard()
+_flap = [14, 13, 14, 12, 14, 13, 14, 13]
+_fl = [_g.check(f"fix_{i}", {"attempt": i}, {"rev": i}, progress=float(v))
+       for i, v in enumerate(_flap)]
+assert _fl[:7] == [None] * 7 and isinstance(_fl[7], str), (
+    f"progress flapped 14, 13, 14, 12, ... never beating 14, so the run stalled at step 8; got "
+    f"{['trip' if v else None for v in _fl]}. Count steps since the BEST value, not since "
+    "the value last changed")
 ### BEGIN HIDDEN TESTS
 _g = LoopGuard()
 _st = [_g.check(f"edit_{i}", {"i": i}, {"step": i}, progress=3.0) for i in range(8)]
@@ -435,13 +455,11 @@ assert isinstance(_st[7], str) and "progress" in _st[7].lower(), (
     f"seven steps without beating progress 3.0 must trip with a message about progress, "
     f"got {_st[7]!r}")
 _g = LoopGuard()
-_flap = [14, 13, 14, 12, 14, 13, 14, 13]
-_fl = [_g.check(f"fix_{i}", {"attempt": i}, {"rev": i}, progress=float(v))
-       for i, v in enumerate(_flap)]
-assert _fl[:7] == [None] * 7 and isinstance(_fl[7], str), (
-    f"passing tests flapped 14, 13, 14, 12, ... and never beat 14, so the run stalled; got "
-    f"{['trip' if v else None for v in _fl]}. Count steps since the BEST value, not since "
-    "the value last changed")
+_gap = [_g.check(f"probe_{i}", {"i": i}, {"rev": i}, progress=p)
+        for i, p in enumerate([5.0, 4.0, None, 4.0, None, 4.0, 4.0, None, 4.0, 4.0, 4.0])]
+assert _gap[:10] == [None] * 10 and isinstance(_gap[10], str), (
+    "progress=None neither resets nor adds to the stall count: 7 measured flat steps after "
+    f"the best 5.0 trip on the 7th; got {['trip' if v else None for v in _gap]}")
 _g = LoopGuard()
 _inch = [_g.check(f"step_{i}", {"i": i}, {"rev": i}, progress=float(i // 7))
          for i in range(35)]
@@ -453,9 +471,6 @@ assert all(v is None for v in _inch), (
 # %% id="nudge_before_halt" kind="tests" points=3
 guard = LoopGuard()
 assert guard.halted is False, "a new guard must not start halted"
-### BEGIN HIDDEN TESTS
-from course.worlds import loops as _loops
-
 _g = LoopGuard()
 _said = None
 for _i in range(10):
@@ -466,6 +481,9 @@ assert isinstance(_said, str), "ten identical calls never produced a nudge"
 assert _g.halted is False, (
     "the first trip set halted: nudge first and halt only if the nudge fails; halting on "
     "the first trip turns a recoverable run into a failed one")
+### BEGIN HIDDEN TESTS
+from course.worlds import loops as _loops
+
 assert _g.trips == 1, f"after the first nudge trips must be 1, got {_g.trips}"
 assert _g.check("search_docs", {"q": "order A-17"}, {"tick": 99}) is None, (
     "after a nudge, a new call in a new state must get None: the run goes on")
@@ -492,7 +510,6 @@ assert _rep.tool_calls <= 8, (
 # %% id="step_cap_halts_without_raising" kind="tests" points=2
 guard = LoopGuard(max_steps=1)
 assert guard.check("ping", {}, {"n": 0}) is None, "the first of max_steps=1 calls is allowed"
-### BEGIN HIDDEN TESTS
 _g = LoopGuard(max_steps=2)
 assert [_g.check(f"t{i}", {}, {"s": i}) for i in range(2)] == [None, None], (
     "two varied calls within max_steps=2 must pass")
@@ -504,6 +521,7 @@ except Exception as _exc:
         f"check raised {type(_exc).__name__} at the step cap; set halted = True and return "
         "the reason as a string, so the harness can return a partial report") from None
 assert _g.halted is True, "the third call with max_steps=2 must set halted"
+### BEGIN HIDDEN TESTS
 assert isinstance(_cap, str) and "step cap" in _cap.lower(), (
     f"the halt message must say 'step cap', got {_cap!r}")
 _g = LoopGuard()
@@ -514,16 +532,15 @@ try:
 except Exception as _exc:
     raise AssertionError(f"check raised {type(_exc).__name__} on call 41") from None
 assert _g.halted and isinstance(_cap, str), "call 41 must halt with the default max_steps=40"
+assert _g.trips == 0, f"the step cap is not a trip (no nudge was given), but trips is {_g.trips}"
+_again = _g.check("tool_41", {"i": 41}, {"step": 41})
+assert _g.halted and isinstance(_again, str) and "step cap" in _again.lower(), (
+    f"after halted, check must return the step-cap message again, got {_again!r}")
 ### END HIDDEN TESTS
 
 # %% id="no_false_positive_on_progress" kind="tests" points=2
 guard = LoopGuard()
 assert guard.check("tool_0", {"i": 0}, {"step": 0}, progress=0.0) is None
-### BEGIN HIDDEN TESTS
-_g = LoopGuard()
-_varied = [_g.check(f"tool_{i}", {"i": i}, {"step": i}, progress=float(i)) for i in range(12)]
-assert all(v is None for v in _varied) and _g.trips == 0, (
-    f"12 varied, progressing steps tripped: {[v for v in _varied if v]}")
 _queries = ["throttling", "429 retry-after", "burst limit", "per-key quota", "orders endpoint",
             "rate headers", "backoff", "sdk retries", "quota increase", "regional limits",
             "sandbox limits", "status page"]
@@ -534,12 +551,16 @@ assert all(v is None for v in _searches) and _g.trips == 0, (
     "search_docs called with 12 DIFFERENT queries while progress rose, and the guard "
     f"tripped: {[v for v in _searches if v][:1]}. The call fingerprint must cover the "
     "arguments, not only the tool name")
+### BEGIN HIDDEN TESTS
+_g = LoopGuard()
+_varied = [_g.check(f"tool_{i}", {"i": i}, {"step": i}, progress=float(i)) for i in range(12)]
+assert all(v is None for v in _varied) and _g.trips == 0, (
+    f"12 varied, progressing steps tripped: {[v for v in _varied if v]}")
 ### END HIDDEN TESTS
 
 # %% id="fingerprint_ignores_key_order" kind="tests" points=1
 guard = LoopGuard()
 assert guard.check("search_docs", {"q": "refunds", "limit": 5}, {"step": 0}) is None
-### BEGIN HIDDEN TESTS
 def _trace(calls):
     _guard = LoopGuard()
     return [_guard.check(t, a, s) is not None for t, a, s in calls]
@@ -554,8 +575,9 @@ _same = [("search_docs", dict(_orders[0]), {"step": i}) for i in range(6)]
 _mixed = [("search_docs", _orders[i % 3], {"step": i}) for i in range(6)]
 assert any(_trace(_same)), "six identical calls never tripped"
 assert _trace(_mixed) == _trace(_same), (
-    "the same arguments with their keys in a different order (also inside nested dicts) "
-    "were counted as different calls; fingerprint with sorted keys")
+    "the same arguments with keys in another order counted as different calls; fingerprint "
+    "with sorted keys (nested dicts too)")
+### BEGIN HIDDEN TESTS
 _states = [{"mtime": 1, "size": 40, "meta": {"a": 1, "b": 2}},
            {"meta": {"b": 2, "a": 1}, "size": 40, "mtime": 1}]
 _frozen = [(t, {"path": "x"}, dict(_states[0])) for t in ("read_file", "write_file") * 2]
@@ -568,7 +590,6 @@ assert _trace(_shuffled) == _trace(_frozen), (
 # %% id="unserialisable_args_handled" kind="tests" points=1
 guard = LoopGuard()
 assert guard.check("ping", {"n": 1}, {"ok": True}) is None
-### BEGIN HIDDEN TESTS
 from datetime import datetime as _dt
 from datetime import timezone as _tz
 from decimal import Decimal as _Dec
@@ -595,6 +616,7 @@ _odd = _run(_odd_args, lambda i: {"as_of": _dt(2025, 3, 1, 10, i), "etag": b"9f2
 _plain = _run(lambda: {"since": "2025-03-01T09:30", "amount": "19.99"},
               lambda i: {"as_of": i})
 assert any(_plain), "six identical calls never tripped"
+### BEGIN HIDDEN TESTS
 assert _odd == _plain, (
     f"identical calls carrying a datetime, a Decimal and a path tripped as {_odd}, but the "
     f"same calls with plain values tripped as {_plain}")

@@ -39,7 +39,7 @@ print(f"labelled pairs: {len(sc.PARAPHRASES)} paraphrases, {len(sc.NEAR_MISSES)}
 # %% [markdown]
 # ## Why it exists
 #
-# Prompt caching (Lab 7) makes a repeated *prefix* cheaper. It does nothing when two users
+# Prompt caching (a later notebook) makes a repeated *prefix* cheaper. It does nothing when two users
 # ask the same thing in different words: "how do I rotate an API key" and "what's the
 # process for changing my API key" differ from the first token, so there is no shared
 # prefix to reuse.
@@ -58,7 +58,7 @@ print(f"labelled pairs: {len(sc.PARAPHRASES)} paraphrases, {len(sc.NEAR_MISSES)}
 #
 # When both vectors have length 1, the denominator is 1 and the cosine is just the dot
 # product. That is what makes a lookup one matrix product over the whole table. The
-# chapter checks it on two vectors you can do by hand: [3, 4] and [4, 3] both have length 5.
+# check below uses two vectors you can do by hand: [3, 4] and [4, 3] both have length 5.
 
 # %%
 a, b = np.array([3.0, 4.0]), np.array([4.0, 3.0])
@@ -71,8 +71,8 @@ print("after scaling both to length 1, the dot product is", round(float(ua @ ub)
 #
 # An embedding keeps the gist of a sentence and throws away details, and the details are
 # what change the answer. The most dangerous pairs read almost the same and mean different
-# things. Code Lab 14, the chapter this lab follows, reports three, measured with a
-# different model (voyage-3-large). Here they are beside what *our* model gives for the
+# things. Three such pairs are often quoted with cosines measured on a different model
+# (voyage-3-large). Here they are beside what *our* model gives for the
 # same strings:
 
 # %%
@@ -164,7 +164,7 @@ print(f"3. unnormalised:  a provider returning length-{np.linalg.norm(probe):.1f
 #
 # ## Measuring the threshold
 #
-# The chapter's recipe: write labelled pairs by hand (paraphrases that *should* hit, and near
+# The recipe: write labelled pairs by hand (paraphrases that *should* hit, and near
 # misses with a substituted date, amount or name that must *not*), then sweep the
 # threshold and look at both rates at once:
 #
@@ -193,12 +193,12 @@ above = sum(c > max(para_cos) for c in near_cos)
 print(f"near misses scoring above the best paraphrase: {above} of {len(near_cos)}")
 
 # %% [markdown]
-# Read the table from the bottom up. The chapter's rule: **take the lowest threshold
+# Read the table from the bottom up. The rule: **take the lowest threshold
 # with zero false hits, then go one notch higher**, because your 25 near misses are a
 # sample and the next one may land a little higher. The notch needs somewhere to go, so
-# the grid has to run past the first zero. The chapter's own grid stops at 0.995, which on
-# this data *is* the first zero: the rule would be unfollowable. Our grid adds 0.998 and
-# 0.999.
+# the grid has to run past the first zero. A grid that stops at 0.995, as is common, ends
+# on this data exactly at the first zero: the rule would be unfollowable. Our grid adds
+# 0.998 and 0.999.
 #
 # And look at what the rule costs here. On all-MiniLM-L6-v2, near misses score *higher*
 # than genuine paraphrases: "Friday at 9am" vs "Friday at 9pm" is closer than any
@@ -207,7 +207,7 @@ print(f"near misses scoring above the best paraphrase: {above} of {len(near_cos)
 # finding, not a failure: the sweep tells you what a model can do before it serves a
 # customer the wrong invoice.
 #
-# The chapter's 0.98 default (the default in the signature you implement) was chosen for
+# The usual 0.98 default (the default in the signature you implement) was chosen for
 # voyage-3-large, whose worst near miss sat at 0.97. On our data 0.98 still serves one
 # near miss. Keep the default, but pass the threshold your sweep picked.
 #
@@ -231,7 +231,7 @@ print(f"near misses scoring above the best paraphrase: {above} of {len(near_cos)
 #
 # ## Implement `SemanticCache`
 #
-# Two corrections to the chapter's version before you start.
+# The common textbook version of this cache differs in two ways, both corrected here.
 #
 # * It reads `time.time()` inside `get` and `put`, so the only way to test expiry is to
 #   wait an hour. Here the clock is injected: `clock=FakeClock()` in every test.
@@ -252,7 +252,8 @@ for size in (100, 1000):
 # Keep, per namespace, a matrix of unit vectors (one row per stored question) with the
 # answers and store times beside it. A lookup is then one matrix–vector product and an
 # `argmax`, whatever the number of rows; expiry is one comparison on the array of store
-# times. `bench/semantic_cache_lookup.py` times both shapes side by side over 100,000 rows.
+# times. Over 100,000 rows the
+# matrix product is orders of magnitude faster than the loop.
 # Growing a numpy array one row at a time copies it every time, so keep spare room
 # (double it when full); `float32` halves the bytes each lookup reads.
 
@@ -271,8 +272,11 @@ class SemanticCache:
     clock     -- clock() returns the current time in seconds (the tests pass a FakeClock)
 
     A lookup only ever searches the asking tenant's own entries, ignores expired entries,
-    and compares unit vectors in one vectorised product. ``hits`` and ``misses`` count
-    lookups; ``put`` counts as neither.
+    and compares unit vectors in one vectorised product. An entry is live while its age,
+    clock() now minus clock() at put, is strictly below ttl: at exactly ttl it has expired.
+    A hit needs a cosine >= threshold. ``put`` never replaces: storing a question again adds
+    another row, and on equal scores the earliest stored row wins. ``hits`` and ``misses``
+    count lookups; ``put`` counts as neither.
     """
 
     def __init__(self, threshold=0.98, ttl=3600, *, embed, clock=time.time):
@@ -354,7 +358,7 @@ class SemanticCache:
 #
 # Everything the cache stores is an answer you promise to repeat, word for word, to
 # everyone in the tenant for the next TTL seconds. So some answers must never go in.
-# The chapter names three kinds; implement these rules:
+# Three kinds must never go in; implement these rules:
 #
 # * **user-specific**: the question says *my*, *mine*, *our* or *ours* ("what is my
 #   balance"). This is crude on purpose: it also refuses the generic "changing my API key".
@@ -364,6 +368,9 @@ class SemanticCache:
 #   *yesterday*, *currently*, *current*, *latest*, *right now* or *at the moment*.
 # * **identifiers**: the question or the answer contains an order, invoice, ticket or
 #   account number: a run of 4 or more digits ("order 48213", "INV-20931", "#5521").
+#
+# Words match as **whole words, in any case**: "My" counts as *my*, but "your" does not
+# contain *our* and "known" does not contain *now*.
 
 # %% id="cacheable" kind="solution"
 import re
@@ -375,6 +382,7 @@ def cacheable(q, a):
     False for user-specific questions (my/mine/our/ours), time-sensitive questions
     (now, today, tonight, tomorrow, yesterday, currently, current, latest, right now,
     at the moment), and when the question or answer contains an identifier (4+ digits).
+    Words match whole words in any case ("your" is not "our").
     """
     ### BEGIN SOLUTION
     personal = r"\b(my|mine|our|ours)\b"
@@ -417,13 +425,16 @@ def pick_threshold(rows):
 # %% [markdown]
 # ## Self-check
 #
-# A quick signal, **not** the grade: hidden tests check more (other tenants, the TTL
-# boundary, more questions for `cacheable`, the default threshold, a large table, and an
-# `embed` whose vectors are not unit length).
+# A quick signal, **not** the grade. Press **Validate** too: each graded cell has a visible
+# check for the most common mistake of its property. Hidden tests in the same cells check
+# more (other tenants, the TTL boundary, more questions for `cacheable`, the default
+# threshold, a larger table, and an `embed` whose vectors are not unit length).
 
 # %%
 chosen = pick_threshold(rows)
 print("threshold picked from the sweep:", chosen)
+fig = sc.plot_sweep(rows, chosen=chosen, default=0.98)
+plt.show()
 
 clock = FakeClock()
 cache = SemanticCache(threshold=chosen, ttl=3600, embed=sc.embed, clock=clock)
@@ -563,12 +574,20 @@ assert minute.get("What payment methods do you accept?") is not None, "ttl=60: 5
 t.advance(2)
 assert minute.get("What payment methods do you accept?") is None, (
     "ttl=60 was ignored: an entry 61 s old was served")
+t = FakeClock(start=100.0)
+edge = SemanticCache(ttl=60, embed=sc.embed, clock=t)
+edge.put("What payment methods do you accept?", "Cards and bank transfer.")
+t.advance(60)
+assert edge.get("What payment methods do you accept?") is None, (
+    "an entry exactly ttl=60 s old was served; it is live only while its age is below ttl")
 ### END HIDDEN TESTS
 
 # %% id="cacheable_filter" kind="tests" points=2
 assert cacheable("what is my balance", "$12.40") is False, (
     "'what is my balance' is specific to one user; storing it serves their balance to the "
     "next person who asks")
+assert cacheable("What is your refund policy?", "Refunds within 30 days.") is True, (
+    "'your refund policy' was refused: match whole words, 'your' does not contain 'our'")
 ### BEGIN HIDDEN TESTS
 refuse = {
     "user-specific": ["Show my last three invoices", "When does our contract renew?",
@@ -586,7 +605,7 @@ for kind, questions in refuse.items():
 assert cacheable("Where can I download invoices?",
                  "Invoice 20931 is under Billing > Invoices.") is False, (
     "an answer quoting an identifier (20931) was read from one customer's data: not cacheable")
-allow = ["how do I rotate an API key", "What is your refund policy?",
+allow = ["how do I rotate an API key", "What is your refund policy?", "Is YOUR SLA known?",
          "How do I export a report to CSV?", "Which payment methods do you accept?",
          "How do I set up single sign-on?"]
 for asked in allow:
@@ -661,12 +680,6 @@ from course.worlds.semantic_cache import SweepRow
 
 rows = sc.sweep(sc.PARAPHRASES, sc.NEAR_MISSES, sc.THRESHOLDS, embed=sc.embed)
 picked = pick_threshold(rows)
-### BEGIN HIDDEN TESTS
-first_zero = min(r.threshold for r in rows if r.false_hits == 0)
-notch = min(r.threshold for r in rows if r.threshold > first_zero)
-assert picked == notch, (
-    f"picked {picked}; the lowest threshold with zero false hits is {first_zero}, and the rule "
-    f"is one notch higher: {notch}")
 
 
 def row(th, fp):
@@ -675,7 +688,15 @@ def row(th, fp):
 
 shuffled = [row(0.97, 1), row(0.90, 6), row(0.99, 0), row(0.95, 3), row(0.98, 0), row(0.999, 0)]
 assert pick_threshold(shuffled) == 0.99, (
-    "rows can arrive in any order: sort by threshold; first zero is 0.98, one notch up is 0.99")
+    f"picked {pick_threshold(shuffled)}: the first zero is 0.98, and the rule is ONE NOTCH ABOVE "
+    "it, 0.99 (rows come in any order: sort by threshold)")
+### BEGIN HIDDEN TESTS
+first_zero = min(r.threshold for r in rows if r.false_hits == 0)
+notch = min(r.threshold for r in rows if r.threshold > first_zero)
+assert picked == notch, (
+    f"picked {picked}; the lowest threshold with zero false hits is {first_zero}, and the rule "
+    f"is one notch higher: {notch}")
+
 for bad, why in [([row(0.9, 2), row(0.95, 1)], "no zero"),
                  ([row(0.9, 2), row(0.95, 0)], "zero only at the top")]:
     try:
@@ -706,17 +727,22 @@ def lines_per_get(rows):
     probe = texts[rows % len(texts)]
     cache.get(probe)
     got, lines = sc.python_lines_run(cache.get, probe)
-    assert got is not None, f"{probe!r} was stored and must hit in a table of {rows} rows"
+    assert got is not None, (
+        f"{probe!r} was stored and missed in a table of {rows} rows; entries read the "
+        "injected clock (clock()), not time.time()")
     return lines
 
 
 small = lines_per_get(200)
-### BEGIN HIDDEN TESTS
 large = lines_per_get(1200)
 assert large - small < 200, (
-    f"one get ran {small} lines of Python over 200 rows and {large} over 1200: the lookup "
-    "loops over rows in Python. Keep unit vectors in one numpy matrix and score them all "
-    "with a single matrix-vector product (and evict expired rows with an array mask)")
+    f"one get ran {small} Python lines at 200 rows, {large} at 1200: the lookup loops over rows; "
+    "score all rows with one matrix-vector product")
+### BEGIN HIDDEN TESTS
+larger = lines_per_get(2400)
+assert larger - small < 200, (
+    f"one get ran {small} Python lines at 200 rows and {larger} at 2400: keep the lookup one "
+    "matrix-vector product, and evict expired rows with an array mask")
 ### END HIDDEN TESTS
 
 # %% id="normalises_vectors" kind="tests" points=2
@@ -728,7 +754,7 @@ cache.put("charge for March", "<March invoice>")
 got = cache.get("charge for May")
 assert got is None, (
     f"'charge for May' was served {got!r}: its cosine with 'charge for March' is 0.673, but "
-    "these vectors have length ~6, so a raw dot product is ~29. Scale every vector to "
+    "these vectors have length 4.8 to 7.9, so a raw dot product is ~29. Scale every vector to "
     "length 1 before comparing")
 ### BEGIN HIDDEN TESTS
 raw = SemanticCache(embed=sc.embed_unnormalised, clock=FakeClock())
@@ -756,33 +782,40 @@ assert same == "Yes, with AES-256.", (
 # %% [markdown]
 # ## Explain
 #
-# Your cache ships with `threshold=0.98` as its default. Using the numbers from this
-# notebook's sweep, say whether 0.98 is safe on all-MiniLM-L6-v2, which threshold you would
-# deploy and why one notch above the first zero, and what that threshold costs in hit rate.
-# Name the mechanism that makes near misses dangerous.
+# A new case, with its own numbers. Your team swaps in a bigger embedding model and reruns
+# the sweep on 40 labelled paraphrases and 40 near misses:
+#
+# | threshold | hits (of 40) | false hits (of 40) |
+# |---|---|---|
+# | 0.88 | 34 | 5 |
+# | 0.90 | 31 | 2 |
+# | 0.92 | 27 | 0 |
+# | 0.94 | 22 | 0 |
+# | 0.96 | 15 | 0 |
+#
+# Which threshold do you deploy, and what hit rate does it give? Why not 0.92, which has
+# the higher hit rate and also zero false hits? What would the 0.98 default do on this
+# model, and what does that say about defaults? Name the mechanism that makes near misses
+# dangerous.
 
 # %% [markdown] id="why_this_threshold" kind="manual" points=3
 # ### BEGIN SOLUTION
-# **Model answer.** An embedding compresses a sentence to its gist; swapping a date, an
-# amount or a name barely moves it, so near misses score as high as true rewordings and a
-# cache that trusts the score serves a confident wrong answer with no error and no model
-# call in the logs. A false hit is far worse than a miss (a miss costs one embedding
-# lookup), so the threshold comes from measurement and errs high. The chapter's 0.98 was set
-# on voyage-3-large, where the worst near miss was 0.97. On all-MiniLM-L6-v2 the worst of
-# our 25 near misses ("Friday at 9am" vs "9pm") scores 0.994, so 0.98 serves 1 of 25 near
-# misses a wrong answer (0.95 would serve 5). The first threshold with zero false hits is
-# 0.995; I deploy one notch higher, 0.998, because 25 pairs are a sample and the next near
-# miss may land just above 0.995. The cost: hit rate on our 25 paraphrases is 0 at any
-# zero-false-hit threshold (the best paraphrase scores 0.894, below 8 near misses), so on
-# this model the cache only catches near-exact repeats such as case changes. Getting
-# paraphrase hits back needs a better model, measured the same way, not a lower threshold.
+# **Model answer.** Deploy **0.94**: the lowest zero-false-hit threshold is 0.92, and the
+# rule goes one notch higher. It serves 22/40 = 55% of paraphrases from cache, against
+# 27/40 = 67.5% at 0.92. 0.92 sits exactly on the edge of the measured data: 40 near
+# misses are a sample, and the next one may score just above 0.92 and be served a wrong
+# answer; the notch buys margin for 5 paraphrase hits (12.5 points of hit rate). The 0.98
+# default is above the table: it would serve far fewer paraphrases (below the 15 at 0.96)
+# for no measured safety gain, so a default is a property of the model it was measured
+# on, not a constant. Mechanism: an embedding keeps a sentence's gist and drops its
+# specifics, so swapping a date, amount or name barely moves the vector; a cache that
+# trusts the score serves a confident wrong answer with no error and no model call in the
+# logs, which is far worse than a miss (one wasted lookup).
 #
 # **Mark scheme (3 points).**
-# * 1 — mechanism: embeddings keep gist and drop specifics, so substituted dates, amounts
-#   or names score high; a false hit is a silent wrong answer, worse than a miss.
-# * 1 — numbers: 0.98 is not safe here (worst near miss 0.994, 1/25 false hits); the pick
-#   is 0.998 (first zero 0.995 plus one notch), and why the notch (the labelled set is a
-#   sample).
-# * 1 — cost: hit rate 0/25 on paraphrases at a zero-false-hit threshold; a threshold is a
-#   property of model and data, so a better model is the fix, not a lower threshold.
+# * 1 — pick and number: 0.94, 22/40 = 55% hit rate (vs 67.5% at 0.92).
+# * 1 — why the notch: the labelled near misses are a sample; the first zero is on the edge
+#   of what was measured. The default 0.98 is a property of another model and data.
+# * 1 — mechanism: embeddings keep gist, drop specifics; a false hit is a silent wrong
+#   answer, worse than a miss.
 # ### END SOLUTION

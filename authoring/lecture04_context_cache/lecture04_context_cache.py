@@ -3,7 +3,7 @@
 #
 # **Points:** 26 autograded + 6 written = 32.
 #
-# Last time you used agents and judged them. Today you write one, and make explicit the four
+# You have used agents and judged them from the outside. Today you write one, and make explicit the four
 # decisions every framework has already made for you: **what goes into the context**, **when
 # to call a tool**, **when to stop**, and **what to do when something fails**. The
 # centrepiece is the first of these: context management is admission and eviction against a
@@ -110,10 +110,13 @@ def run_loop(task, *, client, tools, dispatch, max_steps=8):
     client    -- an anthropic.Anthropic client (here: the fake)
     tools     -- tool definitions offered to the model
     dispatch  -- a dict from tool name to a Python function called with the tool's input
+                 as keyword arguments (a dict here, not a dispatch function)
     max_steps -- the most model calls to make; after that raise RuntimeError
 
-    A tool that raises must not end the loop: send the error back to the model as a
-    tool_result with is_error=True. Label each of the four decisions with a comment.
+    A tool's result goes back as JSON text: tool_result content is json.dumps(result),
+    not str(result) (a Python dict's repr is not JSON). A tool that raises must not end
+    the loop: send the error back as a tool_result with is_error=True. Label each of the
+    four decisions with a comment.
     """
     ### BEGIN SOLUTION
     transcript = [{"role": "user", "content": task}]
@@ -158,7 +161,9 @@ from course.worlds import context_cache as cc
 
 api = cc.docs_api()
 out = run_loop(cc.TASK, client=api.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH)
-assert cc.CACHE_FACT in out, f"the final answer should quote the page the model read, got {out!r}"
+assert cc.CACHE_FACT in out, (
+    f"final answer does not quote the page the model read; send tool results as JSON text "
+    f"(json.dumps), not str(dict). Got {out!r}")
 ### BEGIN HIDDEN TESTS
 assert len(api.requests) == 4, (
     f"{len(api.requests)} model calls; a failed read, a search, a read and an answer make 4")
@@ -323,10 +328,11 @@ print(f"2,000-token preamble + 300 tokens a step: the request passes "
 #
 # ### The bug: a compaction that does not persist
 #
-# The lecture notes' compaction body takes the history as a slice, `transcript[2:]`, and
-# then writes the summary into it with `history[:] = [summary]`. A slice is a *new list*:
-# that write changes the copy and leaves the transcript untouched. Their numbers ("fires
-# once", 75,100) need the compaction to persist. Run the body as printed:
+# A natural way to write compaction takes the history as a slice, `transcript[2:]`, and
+# then writes the summary into it with `history[:] = [summary]`. It reads as if it replaced
+# the history. But a slice is a *new list*: that write changes the copy and leaves the
+# transcript untouched. The figures of this section ("fires once", 75,100) need the
+# compaction to persist. Run that body:
 
 # %%
 def compaction_as_printed(transcript, budget, trigger=3_000, target=500):
@@ -370,9 +376,10 @@ print(f"loop {sum(prompts):,} + compaction {sum(made.values()):,} = "
 # window_pinned(T, W)         : pinned, history = T[:2], T[2:]
 #                               while tokens(history) > W: drop the oldest      ← the silent line
 #                               send pinned + history
-# compact(T, trigger, target) : if tokens(T[2:]) > trigger:
-#                                   T[2:] = [summarize(T[2:], target)]          ← persist it
-#                               send T
+# compact(T, trigger, target) : if the history is over the trigger:
+#                                   summarize it, and decide WHERE the summary goes  ← the
+#                                   next turn must see it, not the raw turns again
+#                               send the pinned entries and the history as it now is
 # ledger(policy, P, a, n)     : T = the pinned preamble (P tokens)
 #                               for turn k = 1..n:
 #                                   context = policy(T)       (overflow? note the turn, stop)
@@ -482,6 +489,12 @@ def ledger(assemble, *, preamble, per_turn, turns, spikes=None, cap=None, cap_in
     of each summary the first time it appears), the context held on the last turn, the
     first turn anything appended was missing (binds_at), the overflow turn, and one
     Eviction(turn, entry id, origin turn, tokens) for each entry the first time it is gone.
+
+    Precisely: only appended entries (preamble, steps, spikes) enter the eviction log, never
+    summaries; Eviction.tokens is the entry's size when it went (a spike trimmed by
+    cap_in="assemble" is logged at the trimmed size); with cap_in="assemble" a spike is
+    trimmed only after a prompt carried it, so a policy that never carries it never trims
+    it; the overflow turn is not in ``submitted`` (nothing was sent on it).
     """
     ### BEGIN SOLUTION
     spikes = dict(spikes or {})
@@ -569,11 +582,11 @@ for name, r in runs.items():
 # 500 tokens of summary. **Choose by which failure your task survives, not by the token
 # column.**
 #
-# Two details the lecture notes leave implicit, now pinned down by the run:
+# Two details that are easy to get wrong, pinned down by the run:
 #
 # * **Compaction traffic** is the summarizing call's *input*: the 3,300 tokens compacted.
 #   Its 500 output tokens are billed as output, not prompt, so they are not in 75,100.
-# * The notes say "a 24-turn run would trip the trigger a second time". It trips sooner:
+# * It is tempting to say "a 24-turn run would trip the trigger a second time". It trips sooner:
 #   after the compaction at turn 12 the history is 500 + 300 per turn, which passes 3,000
 #   at turn 21:
 
@@ -611,7 +624,7 @@ print(f"new tokens {new:,} of {r.cumulative:,}: {1 - new / r.cumulative:.0%} is 
 # %% [markdown]
 # ### The silent line, made visible
 #
-# Self-check exercise 1: a 3,000-token preamble, 400 tokens a turn, 24 turns, a window of
+# Exercise: a 3,000-token preamble, 400 tokens a turn, 24 turns, a window of
 # W = 4,000, and a context limit of 16,384. The user stated a numeric constraint in turn 3.
 
 # %%
@@ -638,7 +651,7 @@ print("    ...")
 #
 # ### A spiky session: where the output cap belongs
 #
-# Self-check exercise 3: the §4.3 session, except that at step 4 a tool returns 20,000 tokens
+# Exercise: the §4.3 session, except that at step 4 a tool returns 20,000 tokens
 # on top of the usual 300.
 
 # %%
@@ -1192,8 +1205,10 @@ def retry_allowed(state, *, idempotent):
     """May a tool call that ended in ``state`` be sent again, as is, by the loop?
 
     ok and error-as-data: never (nothing to redo; the model decides what to do with an
-    error). timeout and crashed-mid-write: only if the call is idempotent. Raise
-    ValueError for a state that is not terminal.
+    error). timeout and crashed-mid-write: True only if the call is idempotent. A
+    non-idempotent call in those states gets False: the loop must not resend it as is; it
+    reconciles instead (reads the world back, then decides), which is not this function's
+    job. Raise ValueError for a state that is not terminal.
     """
     ### BEGIN SOLUTION
     if state not in TERMINAL_STATES:
@@ -1212,7 +1227,9 @@ def with_request_key(tool, *, table):
     Returns call(entry): entry is the transcript's tool-call entry, with "input" (the
     tool's keyword arguments) and "request_key" (minted when the call was issued). If
     the key is in ``table``, return the stored result without calling the tool;
-    otherwise call it, store the result under the key, and return it.
+    otherwise call it, store the result under the key, and return it. An entry with no
+    "request_key" raises KeyError without calling the tool: a write without a key
+    cannot be deduplicated.
     """
     ### BEGIN SOLUTION
     def call(entry):
@@ -1339,12 +1356,20 @@ other = cc.issue_call(transcript, "post_invoice", {"customer_id": "c-17", "amoun
                       rng=random.Random(6))
 link(other)
 assert len(book.rows) == 2, "a NEW call (a new key) with the same arguments is a new invoice"
+keyless = with_request_key(book.post_invoice, table={})
+try:
+    keyless({"input": {"customer_id": "c-19", "amount_cents": 100}})
+except KeyError:
+    pass
+else:
+    raise AssertionError("a call with no request_key was written; raise KeyError instead")
+assert len(book.rows) == 2, "a call with no request_key must raise before calling the tool"
 ### END HIDDEN TESTS
 
 # %% [markdown]
 # ## Explain
 #
-# **Self-check exercise 2.** Your agent calls `post_invoice(customer_id, amount_cents)`,
+# **A new case.** Your agent calls `post_invoice(customer_id, amount_cents)`,
 # which creates a billing record and has **no request key**. Median latency is 400 ms, the
 # p99 is 8 s, and your client timeout is 5 s. Design the retry policy, defend it state by
 # state against the state machine above, and name the one interface change that makes the
@@ -1380,7 +1405,7 @@ assert len(book.rows) == 2, "a NEW call (a new key) with the same arguments is a
 # ### END SOLUTION
 
 # %% [markdown]
-# **Self-check exercise 1(e).** On a task whose success depends on a numeric constraint the
+# **Another new case.** On a task whose success depends on a numeric constraint the
 # user stated in turn 3, which fails worse: keep-until-full or the W = 4,000 window? Argue from
 # the eviction log and the overflow turn you computed above.
 

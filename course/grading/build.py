@@ -15,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
 
 from . import authoring, markers
 from .runner import (
@@ -123,9 +124,14 @@ def solution_notebook(source_nb: nbformat.NotebookNode) -> nbformat.NotebookNode
 
 def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = 120) -> nbformat.NotebookNode:
     """Run a notebook top to bottom offline (network guard on), raising on the first error."""
+    # IPC, not TCP (a TCP kernel warns that it runs without encryption), with the sockets
+    # in a folder of their own rather than beside the notebook.
+    sockets = tempfile.mkdtemp(prefix="kernel-")
     client = NotebookClient(
         nb, timeout=timeout, kernel_name="python3", resources={"metadata": {"path": str(cwd)}},
         extra_arguments=KERNEL_ARGS, record_timing=False, store_widget_state=False,
+        config=Config({"KernelManager": {"transport": "ipc",
+                                         "ip": os.path.join(sockets, "kernel")}}),
     )
     old = os.environ.get("MPLBACKEND")
     os.environ.setdefault("MPLBACKEND", "module://matplotlib_inline.backend_inline")
@@ -134,6 +140,7 @@ def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = 120) -> nbforma
     finally:
         if old is None:
             os.environ.pop("MPLBACKEND", None)
+        shutil.rmtree(sockets, ignore_errors=True)
     # How stdout is cut into messages depends on timing; one output per stream is stable.
     for cell in nb.cells:
         if cell.cell_type == "code":

@@ -6,7 +6,8 @@
     feedback   feedback HTML for graded submissions
     check      integrity: generated folders in sync, metadata valid, nothing leaks
                (feedback/ pages included)
-    verify     grade solution, stub and mutants of assignments through real nbgrader
+    verify     grade solution, stub and mutants of assignments through real nbgrader, and
+               print the Validate catch rate (share of mutants the student's Validate fails)
     export     a student copy of the course: release/ and the support package only
     record     record a cassette from the live API (needs a key and COURSE_RECORD=1)
     demo       the end-to-end instructor demo in a fresh temporary course
@@ -124,7 +125,23 @@ def cmd_verify(args: argparse.Namespace) -> int:
     bad = sum(not v.ok for v in verdicts)
     print(f"{len(verdicts) - bad}/{len(verdicts)} samples scored as they must "
           f"({time.monotonic() - start:.1f}s)")
+    if args.validate:
+        bad += _print_catch_rates(root, args.assignments, args.jobs)
     return 1 if bad else 0
+
+
+def _print_catch_rates(root: Path, which: list[str], jobs: int) -> int:
+    """Print the Validate catch rate of each assignment; the number that fall short."""
+    from .validate import catch_rates
+
+    short = 0
+    for rate in catch_rates(root, which, jobs):
+        problems = rate.problems()
+        print(f"{'ok  ' if not problems else 'FAIL'} {rate.line()}")
+        for p in problems:
+            print(f"       - {p}")
+        short += bool(problems)
+    return short
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -186,6 +203,8 @@ def parser() -> argparse.ArgumentParser:
         "--fast", action="store_true", help="skip regenerating release/ and solutions/")
     v = add("verify", cmd_verify, "grade solution, stub and mutants of assignments")
     v.add_argument("--mutants", choices=["all", "first", "none"], default="all")
+    v.add_argument("--no-validate", dest="validate", action="store_false",
+                   help="skip the Validate catch rate (release notebooks with each mutant)")
     r = add("record", cmd_record, "record a cassette from the live API (needs a key and "
             "COURSE_RECORD=1)", False, jobs=False)
     r.add_argument("scenario", help="cassette name, e.g. lab01_tool_loop__weather_two_step")

@@ -14,6 +14,32 @@ from pathlib import Path
 from .runner import PipelineError
 
 STUDENT_FILES = ("release", "course", "pyproject.toml", "environment.yml", "dev")
+# The student copy's nbgrader configuration: Validate only, nothing from course/grading/
+# (which stays behind). Kernels talk over IPC (no "running over TCP without encryption"
+# warning), start with the network guard on, and report errors in one line.
+STUDENT_CONFIG = '''"""nbgrader configuration for the student copy of Owning the Agent Loop.
+
+Validate (the nbgrader button, or `nbgrader validate <notebook>`) reads this file.
+"""
+
+import os
+import tempfile
+
+c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
+
+c.CourseDirectory.course_id = "owning-the-agent-loop"
+c.Execute.timeout = 30
+c.Execute.interrupt_on_timeout = True
+c.Execute.extra_arguments = [
+    "--HistoryManager.hist_file=:memory:",
+    "--IPKernelApp.exec_lines=['import course.netguard as _ng; _ng.install(); del _ng']",
+    "--InteractiveShell.xmode=Minimal",
+]
+# Kernels talk over local sockets (IPC), kept out of the notebook folder.
+c.KernelManager.transport = "ipc"
+c.KernelManager.ip = os.path.join(tempfile.gettempdir(), f"nbgrader-kernel-{os.getpid()}")
+'''
+
 INSTRUCTOR_ONLY = ("grading",)  # folders of course/ that stay with the instructor
 _JUNK = shutil.ignore_patterns("__pycache__", "*.egg-info", ".ipynb_checkpoints")
 
@@ -83,6 +109,7 @@ def export_student(root: Path, target: Path) -> list[Path]:
                 shutil.copy2(src, staging / name)
         (staging / "README.md").write_text(STUDENT_README, encoding="utf-8")
         write_student_lab_config(staging)
+        (staging / "nbgrader_config.py").write_text(STUDENT_CONFIG, encoding="utf-8")
         if target.exists():
             target.rmdir()
         staging.replace(target)

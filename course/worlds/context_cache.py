@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from .. import tokens as _counter
 from ..fakes import FakeAPI, Scripted
 from ..wire import JSON, block_text, message, text, tool_results, tool_use
 
@@ -86,11 +85,6 @@ def tool_output(turn: int, size: int) -> Entry:
     return {"id": f"output-{turn}", "kind": "tool_output", "turn": turn, "tokens": size}
 
 
-def _size(entry: Entry) -> int:
-    explicit = entry.get("tokens")
-    return int(explicit) if explicit is not None else _counter.count(entry.get("content", entry))
-
-
 def summarize(history: Sequence[Entry], target: int) -> Entry:
     """A stand-in for the summarizing model call: ``history`` in, one ``target``-token entry out.
 
@@ -99,9 +93,11 @@ def summarize(history: Sequence[Entry], target: int) -> Entry:
     """
     if not history:
         raise ValueError("nothing to summarize: the history is empty")
-    read = 0
-    for entry in history:
-        read += _size(entry)
+    unsized = [str(e.get("id", f"#{n}")) for n, e in enumerate(history) if "tokens" not in e]
+    if unsized:
+        raise ValueError(f"summarize reads ledger entries, which carry a 'tokens' size; "
+                         f"these do not: {', '.join(unsized)}")
+    read = sum(int(e["tokens"]) for e in history)  # the sizes the entries declare
     covers = [str(e.get("id", f"#{n}")) for n, e in enumerate(history)]
     return {
         "id": f"summary[{covers[0]}..{covers[-1]}]",

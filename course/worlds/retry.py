@@ -120,6 +120,21 @@ def rate_window(reset_at: float, clock: Callable[[], float], *, limit: int = 100
     return Wire(reply_for, clock=clock, limit=limit)
 
 
+def answered(retry: Retry, wire: Wire, **kwargs: Any) -> Any:
+    """Run a student's ``retry`` on ``wire`` for a graded test that expects an answer.
+
+    An SDK error that reaches the caller becomes a one-line ``AssertionError`` naming the
+    error, its status and the number of calls made, instead of an SDK traceback.
+    """
+    try:
+        return retry(wire.call, **kwargs)
+    except anthropic.APIError as err:
+        status = getattr(err, "status_code", None) or "no response"
+        raise AssertionError(
+            f"{type(err).__name__} ({status}) reached the caller after {wire.calls} call(s); "
+            "it is the service's problem: retry it") from None
+
+
 def rate_limited(retry_after: float | None = None, n: int = 0) -> Reply:
     """A 429 (optionally with ``retry-after``); ``n`` numbers its message."""
     return Reply.error(429, f"rate limited #{n}", retry_after=retry_after)

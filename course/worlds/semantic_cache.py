@@ -192,7 +192,7 @@ def embed(text: str) -> np.ndarray:
 def embed_unnormalised(text: str) -> np.ndarray:
     """The same direction at the length the model had *before* its normalising layer.
 
-    Some providers return vectors like this (mean-pooled token vectors, length 2 to 7
+    Some providers return vectors like this (mean-pooled token vectors, length 4.8 to 7.9
     here). Same direction, so the same cosines, but a raw dot product is no longer one.
     """
     return _lookup(text) * recording().pooled_norms[text]
@@ -261,7 +261,7 @@ def plot_sweep(rows: Sequence[SweepRow], chosen: float | None = None, *,
         if r.threshold in (0.5, 0.7, 0.8, 0.88, 0.9, 0.95):
             ax.annotate(f"{r.threshold:g}", (r.false_hit_rate, r.hit_rate),
                         textcoords="offset points", xytext=(-4, 7), fontsize=8)
-    marks = [(default, "tab:orange", f"default {default:g} (chapter)")]
+    marks = [(default, "tab:orange", f"default {default:g}")]
     if chosen is not None:
         marks.append((chosen, "tab:green", f"picked {chosen:g}"))
     for th, colour, label in marks:

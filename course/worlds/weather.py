@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..cassette import Replay
+import anthropic
+
+from ..cassette import Replay, ReplayMiss
 from ..fakes import FakeAPI, Queue, Scripted
 from ..wire import JSON, message, text, tool_use
 
@@ -102,9 +104,10 @@ def truncated() -> FakeAPI:
     return FakeAPI(Queue([message([text("The weather in Par")], stop_reason="max_tokens")]))
 
 
-def refusal() -> FakeAPI:
-    """A refusal that carries no content blocks at all."""
-    return FakeAPI(Queue([message([], stop_reason="refusal")]))
+def refusal(reason: str = "") -> FakeAPI:
+    """A refusal: stop_reason ``refusal``, with ``reason`` as its one text block, or with no
+    content blocks at all when ``reason`` is empty."""
+    return FakeAPI(Queue([message([text(reason)] if reason else [], stop_reason="refusal")]))
 
 
 def endless(limit: int = 40) -> FakeAPI:
@@ -114,6 +117,26 @@ def endless(limit: int = 40) -> FakeAPI:
         message([tool_use("get_weather", {"city": "Paris"}, id=f"toolu_loop_{n:03d}")])
         for n in range(1, limit + 1)
     ]))
+
+
+def run(agent: Callable[..., Any], goal: str, dispatch: Callable[[str, JSON], Any],
+        api: FakeAPI, **kwargs: Any) -> Any:
+    """Call a student's ``agent`` on ``api`` for a graded test.
+
+    A request the API rejects, or one the fake has no reply for, becomes a one-line
+    ``AssertionError`` that says which model call failed and why, instead of an SDK
+    traceback. Everything the agent raises itself passes through unchanged.
+    """
+    try:
+        return agent(goal, TOOLS, dispatch, client=api.client(), **kwargs)
+    except anthropic.APIStatusError as err:
+        body = err.body if isinstance(err.body, dict) else {}
+        why = body.get("error", {}).get("message", str(err))
+        raise AssertionError(f"the API rejected model call {len(api.requests)} "
+                             f"(HTTP {err.status_code}): {why}") from None
+    except ReplayMiss:
+        raise AssertionError(f"model call {len(api.requests)} was not what the recorded "
+                             "conversation expects: check the messages you resend") from None
 
 
 # -- shape helpers for reading a request log -------------------------------------------

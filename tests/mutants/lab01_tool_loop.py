@@ -84,3 +84,11 @@ MUTANTS = [
         loses={"step_cap"},
     ),
 ]
+MUTANTS.append(Mutant(
+    name="refusal_constant",
+    bug="a refusal answered with a fixed note instead of the refusal's own text",
+    cell="agent",
+    old='return "refused: " + "".join(b.text for b in reply.content if b.type == "text")',
+    new='return "refused: "',
+    loses={"refusal_handled"},
+))

@@ -77,3 +77,12 @@ MUTANTS = [
         loses={"gives_up_with_last_error"},
     ),
 ]
+MUTANTS.append(Mutant(
+    name="cap_limits_retry_after",
+    bug="the cap applied to the server's retry-after: retry-after 90 with cap 60 sleeps 60 "
+        "and retries into the closed window",
+    cell="call_with_retry",
+    old="wait = hint  # the server knows when its window resets; doubling only guesses",
+    new="wait = min(hint, cap)",
+    loses={"retry_after_honoured"},
+))

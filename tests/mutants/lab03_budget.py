@@ -50,3 +50,31 @@ MUTANTS = [
         loses={"by_model_sums_to_spent"},
     ),
 ]
+MUTANTS += [
+    Mutant(
+        name="unrounded_warn_boundary",
+        bug="dollars compared without rounding: 800,000 tokens at $1/MTok is "
+            "0.7999999999999999, so exactly 80% reads as 'ok' and no note goes out",
+        cell="budget",
+        old='return "warn" if share >= 0.8 else "ok"',
+        new='return "warn" if self.spent >= 0.8 * self.limit else "ok"',
+        loses={"warning_fires_once"},
+    ),
+    Mutant(
+        name="strict_stop_boundary",
+        bug="the hard stop compares with > where the spec says >=: spending exactly the "
+            "limit lets one more call through",
+        cell="budget",
+        old="if share >= 1:",
+        new="if share > 1:",
+        loses={"hard_stop_partial_report"},
+    ),
+    Mutant(
+        name="unknown_model_free",
+        bug="an unknown model is billed at $0 instead of failing loudly",
+        cell="budget",
+        old="rate = PRICE[model]  # an unknown model fails loudly instead of billing $0",
+        new='rate = PRICE.get(model, {"in": 0.0, "out": 0.0})',
+        loses={"hard_stop_partial_report"},
+    ),
+]

@@ -65,3 +65,11 @@ MUTANTS = [
         loses={"threshold_from_sweep"},
     ),
 ]
+MUTANTS.append(Mutant(
+    name="substring_words",
+    bug="cacheable matches substrings: 'your' counts as 'our', so generic questions are refused",
+    cell="cacheable",
+    old=r'personal = r"\b(my|mine|our|ours)\b"',
+    new=r'personal = r"(my|mine|our|ours)"',
+    loses={"cacheable_filter"},
+))

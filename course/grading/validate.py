@@ -1,0 +1,149 @@
+"""The Validate catch rate: how many seeded bugs the student's own Validate button catches.
+
+nbgrader's Validate runs the *release* notebook, whose hidden tests are gone. For each
+mutant of an assignment this module fills the release's answer cells with the mutated
+solution, runs ``nbgrader validate`` on it exactly as a student's copy would (with the
+student copy's ``nbgrader_config.py``), and counts the mutants Validate fails. The
+solution must pass Validate, and print no warning on the way.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .export import STUDENT_CONFIG
+from .mutation import Mutant, load_mutants, submission
+from .runner import DEFAULT_JOBS, _env, parallel, read_notebook, select
+
+TARGET = 0.8  # the least share of mutants Validate must catch in every notebook
+SUCCESS = "Success! Your notebook passes all the tests."
+# Log lines Validate prints that a student would read as something being wrong.
+_NOISE = ("WARNING", "Kernel is running over TCP")
+_ERROR_LINE = re.compile(r"^[A-Za-z_.]*(Error|Exception|Miss|Exit|Interrupt)\b:?")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What Validate said about one submission."""
+
+    passed: bool
+    warnings: tuple[str, ...]
+    first_failure: str  # the first line of the first failing cell's error ("" if passed)
+
+
+@dataclass
+class CatchRate:
+    """Validate on the solution and on every mutant of one assignment."""
+
+    assignment: str
+    solution: Outcome
+    mutants: dict[str, Outcome] = field(default_factory=dict)
+
+    @property
+    def caught(self) -> list[str]:
+        return [name for name, o in self.mutants.items() if not o.passed]
+
+    @property
+    def missed(self) -> list[str]:
+        return [name for name, o in self.mutants.items() if o.passed]
+
+    @property
+    def rate(self) -> float:
+        return len(self.caught) / len(self.mutants) if self.mutants else 1.0
+
+    def problems(self, target: float = TARGET) -> list[str]:
+        """Why this assignment fails the Validate standard (empty when it meets it)."""
+        out = []
+        if not self.solution.passed:
+            out.append(f"the solution fails Validate: {self.solution.first_failure}")
+        out += [f"Validate warns on the solution: {w}" for w in self.solution.warnings]
+        if self.rate < target:
+            out.append(f"Validate catches {self.rate:.0%} of mutants, below {target:.0%}; "
+                       f"missed: {', '.join(self.missed)}")
+        return out
+
+    def line(self) -> str:
+        return (f"Validate catch rate: {len(self.caught)}/{len(self.mutants)} "
+                f"({self.rate:.0%}) {self.assignment}")
+
+
+def parse(stdout: str, stderr: str) -> Outcome:
+    """Read ``nbgrader validate``'s output: pass or fail, warnings, the first error line."""
+    passed = SUCCESS in stdout
+    warnings = tuple(ln.strip() for ln in stderr.splitlines()
+                     if any(n in ln for n in _NOISE))
+    first = ""
+    if not passed:
+        lines = [ln.strip() for ln in stdout.splitlines() if ln.strip()]
+        errors = [ln for ln in lines if _ERROR_LINE.match(ln)]
+        first = (errors or lines[-1:] or ["Validate printed nothing"])[0]
+    return Outcome(passed, warnings, first)
+
+
+def run_validate(nb: nbformat.NotebookNode, root: Path, name: str = "submission.ipynb",
+                 timeout: float = 300) -> Outcome:
+    """Run ``nbgrader validate`` on ``nb`` in a fresh folder set up like a student copy:
+    the student ``nbgrader_config.py`` beside it, the support package importable."""
+    folder = Path(tempfile.mkdtemp(prefix="validate-"))
+    try:
+        (folder / "nbgrader_config.py").write_text(STUDENT_CONFIG, encoding="utf-8")
+        path = folder / name
+        nbformat.write(nb, path)
+        env = _env()
+        env["PYTHONPATH"] = str(root)
+        try:
+            proc = subprocess.run([sys.executable, "-m", "nbgrader", "validate", name],
+                                  cwd=folder, env=env, capture_output=True, text=True,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return Outcome(False, (), f"Validate ran past {timeout:.0f}s")
+        return parse(proc.stdout, proc.stderr)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def catch_rate(root: Path, assignment: str, jobs: int = DEFAULT_JOBS,
+               mutants: Sequence[Mutant] | None = None,
+               release_dir: Path | None = None) -> CatchRate:
+    """Validate the solution and every mutant of ``assignment`` built from its release.
+
+    ``release_dir`` (default ``root/release/<assignment>``) lets a test point the
+    measurement at a damaged copy of the release.
+    """
+    rel = release_dir or root / "release" / assignment
+    chosen = list(mutants) if mutants is not None else load_mutants(
+        root / "tests" / "mutants" / f"{assignment}.py")
+    jobs_list: list[tuple[str, Path, Mutant | None]] = []
+    for rel_nb in sorted(rel.glob("*.ipynb")):
+        jobs_list.append(("solution", rel_nb, None))
+        jobs_list += [(m.name, rel_nb, m) for m in chosen]
+
+    def one(job: tuple[str, Path, Mutant | None]) -> Outcome:
+        _, rel_nb, mutant = job
+        src = read_notebook(root / "source" / assignment / rel_nb.name)
+        nb = submission(read_notebook(rel_nb), src, mutant)
+        return run_validate(nb, root, rel_nb.name)
+
+    outcomes = parallel(one, jobs_list, jobs)
+    result = CatchRate(assignment, Outcome(True, (), ""))
+    for (name, _, mutant), outcome in zip(jobs_list, outcomes, strict=True):
+        if mutant is None:
+            result.solution = outcome
+        else:
+            result.mutants[name] = outcome
+    return result
+
+
+def catch_rates(root: Path, which: Sequence[str] | None = None,
+                jobs: int = DEFAULT_JOBS) -> list[CatchRate]:
+    """The catch rate of each chosen assignment (all by default)."""
+    return [catch_rate(root, a, jobs) for a in select(root, which)]

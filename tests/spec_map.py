@@ -1,0 +1,115 @@
+"""For every graded cell, the sentence of the notebook's own spec that its tests rely on.
+
+Each graded cell's hidden tests may only check what a student can read in the notebook
+(the "You implement" block, a docstring, or the text around the cell). This map makes that
+reviewable: ``grade_id -> quoted spec sentence``, per assignment. ``test_spec_map.py``
+checks that every graded cell has an entry and that each sentence occurs in the released
+notebook, so a spec edit that drops a graded promise fails the suite.
+"""
+
+SPEC: dict[str, dict[str, str]] = {
+    "lab01_tool_loop": {
+        "two_step_trace": "The first message is the goal as a user message.",
+        "all_blocks_kept": "The reply holds **two** blocks: a sentence and a `tool_use` with "
+                           "an `id`. The next request must repeat both blocks as the "
+                           "assistant turn",
+        "parallel_results_one_message": "all results of one turn go back in **one** user "
+                                        "message, one `tool_result` per `tool_use` id, in "
+                                        "the order of the calls.",
+        "every_id_answered": "`None` becomes `\"\"`, anything else that is not a string "
+                             "becomes `str(value)`.",
+        "tool_error_as_data": "A tool that raises is answered with `is_error: True` and the "
+                              "error's text as content; the loop goes on.",
+        "max_tokens_fails_loudly": "**Raises** `RuntimeError` when a reply stops at "
+                                   "`max_tokens`",
+        "refusal_handled": "when `stop_reason == \"refusal\"`, return `\"refused: \"` "
+                           "followed by the reply's own text (its text blocks joined).",
+        "step_cap": "(so exactly `max_steps` calls are made)",
+    },
+    "lab02_retry": {
+        "jitter_spreads_wakeups": "Then jitter goes on top: `sleep(wait + "
+                                  "random.uniform(0, 0.3 * wait))`, so each sleep is in "
+                                  "`[wait, 1.3 × wait]`.",
+        "client_error_not_retried": "**Raises** a client error (400, 401, 404, ...) after "
+                                    "exactly one call",
+        "retry_after_honoured": "The cap limits the doubling only: a server that says "
+                                "`retry-after: 90` with `cap=60` gets 90.",
+        "cap_holds": "**Waits** before retry *k* (k = 0, 1, 2, ...) `min(base * 2**k, cap)` "
+                     "seconds",
+        "transient_errors_back_off": "**Retries** `RateLimitError` (429), every "
+                                     "`InternalServerError` (500; its subclasses "
+                                     "`ServiceUnavailableError` for 503 and "
+                                     "`OverloadedError` for 529) and `APIConnectionError`.",
+        "gives_up_with_last_error": "the last error itself once `max_attempts` calls have "
+                                    "all failed, with no sleep after it.",
+        "max_attempts_respected": "**`max_attempts`** counts every call, the first included. "
+                                  "Below 1 it behaves as 1: one call, no retry.",
+    },
+    "lab03_budget": {
+        "four_terms_to_the_cent": "A token **written** to the prompt cache bills at "
+                                  "**1.25×** the model's input rate. A token **read** back "
+                                  "from it bills at **0.10×**.",
+        "warning_fires_once": "At exactly 80% the state is `\"warn\"`; at exactly the limit "
+                              "it is `\"stop\"`.",
+        "hard_stop_partial_report": "makes `charge` raise `KeyError`",
+        "by_model_sums_to_spent": ".by_model # {model: dollars}, summing to .spent",
+        "quadratic_growth": "call *k* resends the prefix *P* (system prompt and tools) plus "
+                            "*k* turns of history of *a* tokens each.",
+        "tail_row_a93": "Here are the cost-per-task rows of one batch of invoice audits, "
+                        "priced at claude-opus-5:",
+    },
+    "lab04_loop_detector": {
+        "repeat_trips_on_fourth_call": "the same `(tool, args)` arrives for the "
+                                       "`repeat + 1`-th time",
+        "cycle_caught_by_state_only": "the same `state` is seen for the `cycle + 1`-th time",
+        "stall_counts_from_best": "`progress=None` means \"not measured\": it neither resets "
+                                  "the stall count nor adds to it.",
+        "nudge_before_halt": "Each nudge adds 1 to `trips`; the step cap does not.",
+        "step_cap_halts_without_raising": "Once `halted`, every later `check` returns the "
+                                          "step-cap message again.",
+        "no_false_positive_on_progress": "The signals are checked in the table's order, "
+                                         "step cap first.",
+        "fingerprint_ignores_key_order": "Fingerprints of `args` and `state` must not depend "
+                                         "on the order of dictionary keys (at any depth)",
+        "unserialisable_args_handled": "values that JSON cannot encode (a `datetime`, a "
+                                       "`Decimal`, a `Path`) must not make `check` fail.",
+    },
+    "lab05_semantic_cache": {
+        "tenant_isolation": "A lookup only ever searches the asking tenant's own entries",
+        "ttl_expiry": "An entry is live while its age, clock() now minus clock() at put, is "
+                      "strictly below ttl: at exactly ttl it has expired.",
+        "cacheable_filter": "Words match as **whole words, in any case**",
+        "hit_miss_counters": "``hits`` and ``misses`` count lookups; ``put`` counts as "
+                             "neither.",
+        "default_threshold": "SemanticCache(threshold=0.98, ttl=3600, *, embed, "
+                             "clock=time.time)",
+        "threshold_from_sweep": "Return the threshold one notch above the lowest threshold "
+                                "with zero false hits.",
+        "vectorised_lookup": "compares unit vectors in one vectorised product.",
+        "normalises_vectors": "embed -- embed(text) returns a vector (any length; normalise "
+                              "it yourself)",
+    },
+    "lecture04_context_cache": {
+        "loop_runs_on_fake": "A tool's result goes back as JSON text: tool_result content is "
+                             "json.dumps(result), not str(result)",
+        "tokens_sums_entries": "An entry with a \"tokens\" field counts that many",
+        "keep_until_full_policy": "Send the whole transcript; raise ContextOverflow if it "
+                                  "exceeds budget.context_limit.",
+        "window_pins_preamble": "Pin transcript[:2]; of the rest keep the newest entries "
+                                "whose total is at most W.",
+        "window_strict_threshold": "Evict from the oldest end, and only while the history "
+                                   "is strictly over W.",
+        "window_figures": "83,500",
+        "compaction_persists": "IN THE TRANSCRIPT (so the compaction persists)",
+        "compaction_figures": "75,100",
+        "ledger_prompt_before_append": "assemble the context and submit it; THEN append "
+                                       "step_entry(k, per_turn)",
+        "ledger_notes_session": "only appended entries (preamble, steps, spikes) enter the "
+                                "eviction log, never summaries",
+        "ledger_spikes_and_caps": "the overflow turn is not in ``submitted`` (nothing was "
+                                  "sent on it).",
+        "retry_allowed_states": "A non-idempotent call in those states gets False",
+        "request_key_dedup": "An entry with no \"request_key\" raises KeyError without "
+                             "calling the tool",
+    },
+}
