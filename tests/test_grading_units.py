@@ -150,3 +150,4 @@ def test_a_kernel_that_fails_to_start_is_retried_once(monkeypatch, release, sour
     out = engine.grade_job(job)
     assert len(calls) == 2 and out.attempts == 2 and not out.ok
     assert out.error == "kernel failed to start twice: Kernel didn't respond in 60 seconds"
+

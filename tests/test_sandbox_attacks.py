@@ -203,6 +203,11 @@ def attacked(tmp_path_factory):
         _answer(nb).source = (solution + "\n" + text) if tamper else text
         put(name, nb)
     put("late_good", good)
+    # Not an attack: a correct answer whose cell then fails with the notebook's own
+    # exception class (IPython keeps it in sys.last_type); no review flag is due.
+    honest = nbformat.from_dict(release)
+    _answer(honest).source = solution + "\nclass Oops(Exception):\n    pass\n\nraise Oops()\n"
+    put("honest_error", honest)
     result = grade.grade_class(course, [LAB], jobs=2, progress=False)
     time.sleep(1)
     feedback_errors = grade.write_feedback(course, [LAB])
@@ -340,3 +345,9 @@ def test_clearing_a_review_restores_the_real_scores(attacked):
     assert row.auto_score == row.auto_max == 14
     assert "echo_event_hook/" + LAB not in grade.needs_review(course)
     assert not grade.reconcile(course, [("echo_event_hook", LAB)])
+
+
+def test_an_honest_error_is_not_flagged(attacked):
+    run, row = attacked["runs"]["honest_error"], attacked["rows"]["honest_error"]
+    assert run.ok and not run.review, run.review
+    assert row.auto_score == row.auto_max == 14
