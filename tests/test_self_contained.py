@@ -13,7 +13,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
+
 RELEASED = sorted((ROOT / "release").glob("*/*.ipynb"))
 
 # Each pattern names one kind of reference a student cannot follow.
@@ -27,8 +28,8 @@ FORBIDDEN = {
         r"(?<![\w.])(bench|scripts|tests|authoring|source|solutions|autograded)/\w"
         r"|course/grading\b"),
 }
-# "Lab N" may only name an earlier notebook. The lecture comes first.
-ORDER = {"lecture04_context_cache": 0}
+# "Lab N" may only name an earlier notebook. The lecture comes first, the capstone last.
+ORDER = {"lecture04_context_cache": 0, "capstone_integrated_loop": 99}
 LAB = re.compile(r"\bLab (\d+)\b")
 
 

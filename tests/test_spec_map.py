@@ -8,14 +8,13 @@ when a graded cell has no entry or its sentence is not in the notebook.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
 
 from tests.spec_map import SPEC
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
 
 
 def _flat(text: str) -> str:

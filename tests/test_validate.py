@@ -8,7 +8,6 @@ release whose visible assertion for one of them was removed: the rate must drop.
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -17,7 +16,8 @@ from nbgrader.utils import compute_checksum
 from course.grading import validate
 from course.grading.mutation import load_mutants
 
-ROOT = Path(__file__).resolve().parents[1]
+from . import ROOT
+
 LAB = "lab01_tool_loop"
 PICKED = ("split_results", "no_step_cap")
 

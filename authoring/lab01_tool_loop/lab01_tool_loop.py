@@ -76,8 +76,20 @@ for block in first.content:
 #
 # Three of the five fail loudly. Two fail silently, and those are the expensive ones.
 # Each runs below against the fake, which checks requests the way the live API does.
+#
+# ### Watching the wire
+#
+# `Inspector(fake)` from `course.live` watches one fake API and adds a row for every
+# request: the messages in order (role and block types), each `tool_use` id with ✓ if the
+# next user turn answered it and ✗ if not, the input tokens, and the reply. A row turns red
+# the moment it shows one of three mistakes: results split across user messages, a
+# `tool_use` id left without a `tool_result`, or a history resent without the `tool_use`
+# its result answers. Failures 1 to 3 run with one attached.
 
 # %%
+from course.live import Inspector  # noqa: E402
+
+
 def send(messages, fake):
     """One request on the given fake; returns the reply, or prints the API's 400."""
     try:
@@ -93,6 +105,7 @@ def answer(tool_id, content):
 
 # Failure 1: keep only the first block's text. The tool_use id vanishes from history.
 fake = weather.two_step()
+Inspector(fake).show()
 reply = send([{"role": "user", "content": weather.GOAL}], fake)
 call = reply.content[1]
 send([{"role": "user", "content": weather.GOAL},
@@ -103,6 +116,7 @@ send([{"role": "user", "content": weather.GOAL},
 # %%
 # Failure 2: three parallel calls, but only two answers (Lima's tool "returned nothing").
 fake = weather.three_cities()
+Inspector(fake).show()
 reply = send([{"role": "user", "content": weather.THREE_CITIES_GOAL}], fake)
 calls = [b for b in reply.content if b.type == "tool_use"]
 print(len(calls), "tool_use blocks:", [b.id for b in calls])
@@ -121,6 +135,7 @@ send([{"role": "user", "content": weather.THREE_CITIES_GOAL},
 
 # %%
 split_fake = weather.three_cities()
+Inspector(split_fake).show()
 reply = send([{"role": "user", "content": weather.THREE_CITIES_GOAL}], split_fake)
 calls = [b for b in reply.content if b.type == "tool_use"]
 split = [{"role": "user", "content": weather.THREE_CITIES_GOAL},
@@ -135,7 +150,8 @@ carriers = [m for m in sent if m["role"] == "user" and isinstance(m["content"], 
 print(f"{len(calls)} parallel calls were answered in {len(carriers)} separate user messages")
 
 # %% [markdown]
-# Nothing failed, and the answer is right. But the transcript the model reads next now
+# The red row is the only place this failure shows: the request was accepted and the
+# answer is right. Nothing failed. But the transcript the model reads next now
 # *shows* parallel calls being answered one at a time, and a model continues the pattern
 # in front of it. It drifts to one tool per turn. Each turn is a full round trip
 # (prefill of the whole history, then decode), so the cost in wall-clock time is the

@@ -149,7 +149,11 @@ def run_loop(task, *, client, tools, dispatch, max_steps=8):
 # re-sends everything before it.
 
 # %%
+from course.live import Inspector  # noqa: E402
+
 api = cc.docs_api()
+inspector = Inspector(api)   # attach before the first request: one row per request
+inspector.show()
 answer = run_loop(cc.TASK, client=api.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH)
 print("answer:", answer)
 for n, body in enumerate(api.requests, 1):

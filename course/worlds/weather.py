@@ -14,6 +14,7 @@ import anthropic
 from ..cassette import Replay, ReplayMiss
 from ..fakes import FakeAPI, Queue, Scripted
 from ..wire import JSON, message, text, tool_use
+from ..wire import tool_results as tool_results  # the graded cells read requests with it
 
 GOAL = "What is the weather in the capital of France?"
 THREE_CITIES_GOAL = "What is the weather in Paris, Tokyo, and Lima?"
