@@ -53,12 +53,14 @@ def test_rate_arithmetic_and_target():
     assert noisy.problems() == ["Validate warns on the solution: WARNING x"]
 
 
+@pytest.mark.slow
 def test_catch_rate_on_the_release(mutants):
     rate = validate.catch_rate(ROOT, LAB, jobs=2, mutants=mutants)
     assert rate.solution.passed and rate.solution.warnings == (), rate.solution
     assert rate.caught == list(PICKED), {n: o.first_failure for n, o in rate.mutants.items()}
 
 
+@pytest.mark.slow
 def test_catch_rate_drops_when_a_visible_assertion_is_removed(mutants, tmp_path):
     damaged = tmp_path / LAB
     shutil.copytree(ROOT / "release" / LAB, damaged)
@@ -75,6 +77,7 @@ def test_catch_rate_drops_when_a_visible_assertion_is_removed(mutants, tmp_path)
     assert any("below 80%" in p for p in rate.problems())
 
 
+@pytest.mark.slow
 def test_student_validate_is_quiet_without_the_instructor_side(tmp_path):
     """The student copy's config works without course/grading/ and prints no warning."""
     assert "course.grading" not in validate.STUDENT_CONFIG
@@ -82,3 +85,13 @@ def test_student_validate_is_quiet_without_the_instructor_side(tmp_path):
     outcome = validate.run_validate(stub, ROOT, f"{LAB}.ipynb")
     assert not outcome.passed, "the untouched stub must fail Validate"
     assert outcome.warnings == (), outcome.warnings
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("assignment", validate.select(ROOT, None))
+def test_every_notebook_meets_the_validate_catch_rate(assignment):
+    """The student's own Validate button fails on at least 80% of the seeded bugs of every
+    notebook, and passes the solution without a warning (real nbgrader validate)."""
+    rate = validate.catch_rate(ROOT, assignment, jobs=2)
+    assert rate.mutants, f"{assignment} has no mutants to measure"
+    assert not rate.problems(), f"{rate.line()}: " + "; ".join(rate.problems())
