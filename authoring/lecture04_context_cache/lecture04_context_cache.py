@@ -1048,6 +1048,36 @@ left = [(e.turn, e.origin, e.tokens) for e in win.evictions if e.entry == "outpu
 assert left == [(5, 4, 20_000)], f"the window evicts the spike at turn 5, unread: got {left}"
 assert win.cumulative == 73_300, f"window over the spiky session: {win.cumulative:,} != 73,300"
 assert S["spikes"] == {4: 20_000}, "do not modify the caller's spikes"
+
+
+def last_three(transcript, budget):
+    return list(transcript[:2]) + list(transcript[2:])[-3:]
+
+
+# carried at turns 5-7 (trimmed after turn 5's prompt), gone at turn 8: logged trimmed
+kept = ledger(last_three, **S, cap=2_000, cap_in="assemble")
+left = [(e.turn, e.origin, e.tokens) for e in kept.evictions if e.entry == "output-4"]
+assert left == [(8, 4, 2_000)], (
+    f"a spike trimmed by cap_in='assemble' is logged at its trimmed size when it goes: "
+    f"expected [(8, 4, 2000)], got {left}")
+# a policy that never carries the spike never trims it
+never = ledger(ref_window, **S, cap=2_000, cap_in="assemble")
+left = [(e.turn, e.origin, e.tokens) for e in never.evictions if e.entry == "output-4"]
+assert left == [(5, 4, 20_000)], (
+    f"cap_in='assemble' trims only after a prompt carried the spike; never carried, it is "
+    f"logged whole: expected [(5, 4, 20000)], got {left}")
+# summaries never enter the eviction log, only appended entries
+comp = ledger(lambda t, b: assemble_summarize_and_compact(t, b, summarize=cc.summarize),
+              preamble=2_000, per_turn=300, turns=40)
+assert comp.evictions and all(not e.entry.startswith("summary") for e in comp.evictions), (
+    "only appended entries (preamble, steps, spikes) enter the eviction log, never summaries: "
+    f"got {[e.entry for e in comp.evictions if e.entry.startswith('summary')][:3]}")
+# the overflow turn sent nothing, so it is not in submitted
+over = ledger(everything, preamble=2_000, per_turn=300, turns=40, limit=10_000)
+assert over.overflow_at == 28 and len(over.submitted) == 27, (
+    f"the overflow turn is not in submitted (nothing was sent on it): turn 28's prompt is "
+    f"10,100 > 10,000, so 27 entries; got overflow_at={over.overflow_at}, "
+    f"{len(over.submitted)} entries")
 ### END HIDDEN TESTS
 
 # %% [markdown]
