@@ -297,10 +297,13 @@ def test_student_and_instructor_path_in_chromium(tmp_path):
         run_all(page)
         slider = page.locator(".widget-slider").first
         slider.wait_for(timeout=120_000)
-        panel_image = page.locator(".widget-image").first
+        # The panel is the output that holds the sliders (the request inspector above it
+        # draws an image of its own).
+        panel = page.locator(".jp-OutputArea-output:has(.widget-slider)").first
+        panel_image = panel.locator(".widget-image").first
         panel_image.wait_for()
         panel_image.scroll_into_view_if_needed()
-        table = page.locator(".widget-html:has-text('cumulative')").first
+        table = panel.locator(".widget-html:has-text('cumulative')").first
         before_table = table.text_content()
         before_value = slider.locator(".widget-readout").first.text_content()
         before_src = panel_image.get_attribute("src")
