@@ -58,6 +58,9 @@ STUDENT_README = """# Owning the Agent Loop (student copy)
 opens JupyterLab. Your notebooks are in `release/`: each says at the top what you
 implement. Run the self-check cell, then **Validate**. Hidden tests grade more than the
 visible ones. Nothing needs an API key or the network.
+
+`./dev lab` loads this copy's `.jupyter` settings (Validate and the Assignment List). With
+conda instead: `JUPYTER_CONFIG_PATH=$PWD/.jupyter jupyter lab`.
 """
 
 
