@@ -31,11 +31,14 @@ class Diagnosis:
     lost: frozenset[str]
     bugs: tuple[Mutant, ...]
     similarity: float
+    everything: bool = False
 
     @property
     def text(self) -> str:
         if not self.lost:
             return "full marks"
+        if self.everything:
+            return "every autograded cell lost (nothing implemented?)"
         if not self.bugs:
             return "no known bug"
         kind = "looks like" if self.similarity == 1.0 else "closest to"
@@ -52,13 +55,13 @@ def diagnose(lost: Iterable[str], mutants: Sequence[Mutant], *,
              all_cells: Iterable[str] = ()) -> Diagnosis:
     """The diagnosis for one submission that lost ``lost`` among ``all_cells``.
 
-    A submission that lost every autograded cell is reported as "no known bug": an empty
-    notebook matches every signature a little and none of them well.
+    A submission that lost every autograded cell is reported as such, not as a bug: an
+    empty notebook matches every signature a little and none of them well.
     """
     lost_set = frozenset(lost)
     every = frozenset(all_cells)
     if not lost_set or (every and lost_set == every):
-        return Diagnosis(lost_set, (), 0.0)
+        return Diagnosis(lost_set, (), 0.0, everything=bool(lost_set))
     scored = [(similarity(lost_set, frozenset(m.loses)), m) for m in mutants]
     best = max((s for s, _ in scored), default=0.0)
     if best < MIN_SIMILARITY:
