@@ -82,7 +82,9 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
 # -- running nbgrader ------------------------------------------------------------------
 
 
-def _env() -> dict[str, str]:
+def nbgrader_env() -> dict[str, str]:
+    """The environment for an nbgrader process (or anything it starts): this interpreter's
+    scripts first on PATH, no inherited warning filters, a headless matplotlib."""
     env = dict(os.environ)
     env.pop("PYTHONWARNINGS", None)
     # nbgrader runs `alembic` and `jupyter` by name: put this interpreter's scripts first.
@@ -96,7 +98,7 @@ def nbgrader(course_dir: Path, *args: str, timeout: float | None = None
     """Run one nbgrader command in ``course_dir`` and return the finished process."""
     return subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],
-        cwd=course_dir, env=_env(), capture_output=True, text=True, timeout=timeout,
+        cwd=course_dir, env=nbgrader_env(), capture_output=True, text=True, timeout=timeout,
     )
 
 

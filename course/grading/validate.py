@@ -22,7 +22,7 @@ import nbformat
 
 from .export import STUDENT_CONFIG
 from .mutation import Mutant, load_mutants, submission
-from .runner import DEFAULT_JOBS, _env, parallel, read_notebook, select
+from .runner import DEFAULT_JOBS, nbgrader_env, parallel, read_notebook, select
 
 TARGET = 0.8  # the least share of mutants Validate must catch in every notebook
 SUCCESS = "Success! Your notebook passes all the tests."
@@ -98,7 +98,7 @@ def run_validate(nb: nbformat.NotebookNode, root: Path, name: str = "submission.
         (folder / "nbgrader_config.py").write_text(STUDENT_CONFIG, encoding="utf-8")
         path = folder / name
         nbformat.write(nb, path)
-        env = _env()
+        env = nbgrader_env()
         env["PYTHONPATH"] = str(root)
         try:
             proc = subprocess.run([sys.executable, "-m", "nbgrader", "validate", name],
