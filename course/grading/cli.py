@@ -154,7 +154,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(_root(args), keep=Path(args.keep) if args.keep else None, jobs=args.jobs)
+    return run_demo(_root(args), keep=Path(args.keep) if args.keep else None, jobs=args.jobs,
+                    which=args.assignments or None)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -212,7 +213,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--description", default="", help="what the scenario shows")
     add("export", cmd_export, "a student copy: release/ and the support package only",
         False, jobs=False).add_argument("target", help="a new folder")
-    add("demo", cmd_demo, "end-to-end instructor demo", False).add_argument(
+    add("demo", cmd_demo, "end-to-end instructor demo").add_argument(
         "--keep", help="build the demo course inside this folder and keep it")
     return p
 

@@ -11,16 +11,20 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from . import report
 from .diagnose import mutants_of
-from .runner import DEFAULT_JOBS, assignments
+from .runner import DEFAULT_JOBS, select
 from .verify import grade_samples
 
 
-def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS) -> int:
-    names = assignments(root)
+def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS,
+             which: Sequence[str] | None = None) -> int:
+    """Run the demo on the chosen assignments (all by default); 0 when every submission
+    scored as it must."""
+    names = select(root, which)
     print(f"Demo: {len(names)} assignment(s): {', '.join(names)}")
     print("Each gets three submissions: solution, stub (untouched release), one seeded bug.")
     start = time.monotonic()
