@@ -258,7 +258,8 @@ def test_the_report_renders_and_sorts_in_chromium(graded, tmp_path):
     rows = scores(course)
     evil = NotebookScore(HOSTILE, rows[0].assignment, rows[0].notebook,
                          [CellScore(c.grade_id, 0, c.max_score, c.auto) for c in rows[0].cells])
-    path = write(render([*rows, evil], runs_of(course), needs_review(course)),
+    seeded = {LAB: mutation.load_mutants(ROOT / "tests" / "mutants" / f"{LAB}.py")}
+    path = write(render([*rows, evil], runs_of(course), needs_review(course), seeded),
                  tmp_path / "report.html")
 
     with sync_playwright() as pw:
@@ -305,6 +306,11 @@ def test_the_report_renders_and_sorts_in_chromium(graded, tmp_path):
         assert first_row == after, "the body cells follow their column"
         page.screenshot(path=str(tmp_path / "class-report.png"), full_page=True)
         assert page.get_by_text(HOSTILE).count() >= 1  # shown as text
+        bug = seeded[LAB][0]
+        row = table.locator("tbody tr[data-student='bug-split_results']")
+        assert row.locator("td").last.inner_text() == f"looks like {bug.bug}"
+        counted = page.locator("table.diagnoses tr", has_text=f"looks like {bug.bug}")
+        assert counted.locator("td").first.inner_text() == "1"
         browser.close()
     assert dialogs == [], f"a student id ran as script: {dialogs}"
     assert fetched and all(u.startswith("file:") for u in fetched), \
