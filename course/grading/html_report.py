@@ -142,8 +142,9 @@ def _heatmap(assignment: str, notebook: str, group: list[NotebookScore],
                        f'data-cell="{_e(gid)}" data-score="{_num(value)}" '
                        f'title="{_e(r.student)}: {_e(gid)} {_num(value) or "?"}/'
                        f'{_num(max_score)}">{_num(value) or "?"}</td>')
-        diagnosis = diagnosis_of(r, mutants.get(assignment, [])).text
         flag = (r.student, assignment) in flagged
+        diagnosis = ("awaiting review: autograded cells score 0 until cleared" if flag
+                     else diagnosis_of(r, mutants.get(assignment, [])).text)
         css = ' class="flagged"' if flag else ""
         body.append(f'<tr data-student="{_e(r.student)}" data-total="{r.auto_score:g}"{css}>'
                     f'<th class="s" scope="row">{_e(r.student)}</th>{"".join(tds)}'
@@ -188,8 +189,11 @@ def _pass_rates(by_nb: dict[tuple[str, str], list[NotebookScore]]) -> str:
             "</tbody></table>")
 
 
-def _diagnoses(rows: list[NotebookScore], mutants: dict[str, list[Mutant]]) -> str:
-    who = diagnosed_students(rows, mutants)
+def _diagnoses(rows: list[NotebookScore], mutants: dict[str, list[Mutant]],
+               flagged: set[tuple[str, str]]) -> str:
+    """Students per diagnosis; a submission awaiting review scores 0 and is left out."""
+    who = diagnosed_students([r for r in rows if (r.student, r.assignment) not in flagged],
+                             mutants)
     if not who:
         return "<p>Nobody lost an autograded cell.</p>"
     body = "".join(
@@ -333,8 +337,9 @@ def render(rows: Iterable[NotebookScore], runs: Iterable[GradeRun] = (),
         f"{heatmaps}"
         f'<h2 id="pass-rates">Pass rate per cell</h2>{_pass_rates(by_nb)}'
         '<h2 id="diagnoses">Diagnosed bugs</h2><p class="muted">Each submission\'s lost cells '
-        "matched against the cells each seeded bug loses.</p>"
-        f"{_diagnoses(rows, mutants)}"
+        "matched against the cells each seeded bug loses (submissions awaiting review are left "
+        "out).</p>"
+        f"{_diagnoses(rows, mutants, flagged)}"
         f'<h2 id="histograms">Score histograms</h2>{_histograms(rows)}'
         f'<h2 id="problems">Failed and flagged submissions</h2>{_problems(runs, reviews)}'
         f"<script>{_JS}</script></body></html>\n")
