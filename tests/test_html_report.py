@@ -40,7 +40,7 @@ class Page(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.elements.append((tag, {k: v or "" for k, v in attrs}, tuple(self.stack)))
-        if tag not in ("meta", "br", "img", "input", "line", "rect"):
+        if tag not in ("meta", "br", "img", "input"):
             self.stack.append(tag)
         if tag == "script":
             self.scripts.append("")
