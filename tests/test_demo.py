@@ -11,6 +11,7 @@ import pytest
 
 from course.grading import cli
 from course.grading.demo import run_demo
+from course.grading.diagnose import mutants_of
 
 from . import ROOT
 
@@ -41,3 +42,12 @@ def test_demo_grades_solution_stub_and_one_bug_per_notebook(capsys, tmp_path):
         assert rows[bug] != rows["solution"], block
     feedback = list((tmp_path / "demo").rglob("feedback/*/*/*.html"))
     assert len(feedback) == 3 * len(names), "feedback HTML for every demo submission"
+    url = next(ln.split(": ", 1)[1] for ln in out.splitlines() if ln.startswith("class report: "))
+    report = next((tmp_path / "demo").rglob("reports/class_report.html"))
+    assert url == report.resolve().as_uri()
+    page = report.read_text()
+    for a in names:
+        heatmap = page.split(f'<table class="heatmap" data-assignment="{a}"')[1]
+        heatmap = heatmap.split("</table>")[0]
+        for student in ("solution", "stub", f"bug-{mutants_of(ROOT, a)[0].name}"):
+            assert f'<tr data-student="{student}"' in heatmap, (a, student)
