@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from course.grading import build, mutation, runner
+from course.grading import runner
 from course.grading.cli import main
 
 from . import ROOT
@@ -77,20 +77,6 @@ def test_broken_authoring_script_names_file_and_line(capsys, tmp_path):
     script.write_text(script.read_text().replace('kind="tests" points=2', 'kind="tests"', 1))
     code, _, err = run(capsys, "--course-dir", str(tree), "build")
     assert code == 2 and f"authoring/{LAB}/{LAB}.py:" in err and "positive points" in err
-
-
-@pytest.fixture(scope="module")
-def graded_class(tmp_path_factory):
-    """A course with a small class submitted (solution, stub, one bug), graded by the CLI."""
-    course = runner.scratch_course(ROOT, [LAB], base=tmp_path_factory.mktemp("class"))
-    build.generate(course, LAB)
-    mutation.write_samples(course, mutation.samples(ROOT, LAB, "first"))
-    (course / "gradebook.db").unlink()  # grade must rebuild what it needs
-    with pytest.MonkeyPatch.context() as mp:
-        lines = []
-        mp.setattr("builtins.print", lambda *a, **k: lines.append(" ".join(map(str, a))))
-        code = main(["--course-dir", str(course), "grade", "-j", "2"])
-    return course, code, "\n".join(lines)
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,12 @@ of Lab 1) through ``course grade``, open the page it names in headless Chromium 
 from __future__ import annotations
 
 import re
-import time
 from datetime import UTC, datetime
 from html.parser import HTMLParser
 
 import pytest
 
-from course.grading import build, mutation, runner
+from course.grading import mutation, runner
 from course.grading.cli import main
 from course.grading.grade import CellScore, GradeRun, NotebookScore, load_runs, save_runs
 from course.grading.html_report import histogram_bins, render
@@ -204,20 +203,11 @@ LAB = "lab01_tool_loop"
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """Lab 1's solution, stub and first seeded bug, graded by ``course grade``."""
-    course = runner.scratch_course(ROOT, [LAB], base=tmp_path_factory.mktemp("class"))
-    build.generate(course, LAB)
-    mutation.write_samples(course, mutation.samples(ROOT, LAB, "first"))
-    lines: list[str] = []
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("builtins.print", lambda *a, **k: lines.append(" ".join(map(str, a))))
-        started = time.monotonic()
-        code = main(["--course-dir", str(course), "grade", "-j", "2"])
-        took = time.monotonic() - started
-    out = "\n".join(lines)
+def graded(graded_class):
+    """Lab 1's solution, stub and first seeded bug, graded by ``course grade`` (shared with
+    the command-line tests: see ``conftest.graded_class``)."""
+    course, code, out = graded_class
     assert code == 0, out
-    print(f"graded the tiny class in {took:.1f}s")
     return course, out
 
 
