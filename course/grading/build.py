@@ -79,12 +79,18 @@ def build_sources(root: Path, check: bool = False) -> list[str]:
 
 
 def release(root: Path, which: Sequence[str] | None = None, check: bool = False,
-            jobs: int = DEFAULT_JOBS) -> list[str]:
-    """Generate every student version into ``release/`` (or check that it is up to date)."""
+            jobs: int = DEFAULT_JOBS, generated: Path | None = None) -> list[str]:
+    """Generate every student version into ``release/`` (or check that it is up to date).
+
+    ``generated`` is a scratch course (:func:`.runner.scratch_course`) in which these
+    assignments were already generated from the current ``source/``; its ``release/`` is
+    used instead of generating again.
+    """
     names = select(root, which)
-    course = scratch_course(root, names)
+    course = generated or scratch_course(root, names)
     try:
-        generate_all(course, names, jobs)
+        if generated is None:
+            generate_all(course, names, jobs)
         expected = {
             root / "release" / p.relative_to(course / "release"): p.read_bytes()
             for p in (course / "release").rglob("*") if p.is_file()
@@ -93,7 +99,8 @@ def release(root: Path, which: Sequence[str] | None = None, check: bool = False,
             expected.update(_untouched(root / "release", names))
         return _sync(root / "release", expected, check)
     finally:
-        shutil.rmtree(course, ignore_errors=True)
+        if generated is None:
+            shutil.rmtree(course, ignore_errors=True)
 
 
 def _untouched(folder: Path, names: Sequence[str]) -> dict[Path, bytes]:

@@ -150,16 +150,16 @@ def cmd_verify(args: argparse.Namespace) -> int:
     print(f"{len(verdicts) - bad}/{len(verdicts)} samples scored as they must "
           f"({time.monotonic() - start:.1f}s)")
     if args.validate:
-        bad += _print_catch_rates(root, args.assignments, args.jobs)
+        bad += _print_catch_rates(root, args.assignments, args.jobs, args.validate_engine)
     return 1 if bad else 0
 
 
-def _print_catch_rates(root: Path, which: list[str], jobs: int) -> int:
+def _print_catch_rates(root: Path, which: list[str], jobs: int, engine: str) -> int:
     """Print the Validate catch rate of each assignment; the number that fall short."""
     from .validate import catch_rates
 
     short = 0
-    for rate in catch_rates(root, which, jobs):
+    for rate in catch_rates(root, which, jobs, engine=engine):
         problems = rate.problems()
         print(f"{'ok  ' if not problems else 'FAIL'} {rate.line()}")
         for p in problems:
@@ -233,6 +233,9 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--mutants", choices=["all", "first", "none"], default="all")
     v.add_argument("--no-validate", dest="validate", action="store_false",
                    help="skip the Validate catch rate (release notebooks with each mutant)")
+    v.add_argument("--validate-engine", choices=["quick", "nbgrader"], default="quick",
+                   help="quick: forked runs scored by nbgrader's rule (default); nbgrader: "
+                        "the real `nbgrader validate` per notebook, several times slower")
     r = add("record", cmd_record, "record a cassette from the live API (needs a key and "
             "COURSE_RECORD=1)", False, jobs=False)
     r.add_argument("scenario", help="cassette name, e.g. lab01_tool_loop__weather_two_step")
