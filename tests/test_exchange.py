@@ -1,0 +1,220 @@
+"""nbgrader's exchange end to end on one machine, as a class uses it on a shared JupyterHub.
+
+One instructor course folder, one exchange folder, two students with their own home folder
+(HOME and working directory) and the student copy's configuration on JUPYTER_CONFIG_PATH,
+as a JupyterHub gives each student server. The real commands run in order:
+``release_assignment``, ``fetch_assignment`` per student, ``submit`` (Bob twice, with a
+different answer the second time), ``collect``, the course's own ``course grade`` and
+``course feedback``, ``release_feedback``, ``fetch_feedback`` per student.
+
+On a hub each student is their own Unix account and nbgrader takes the student id from it.
+Here everyone is one account, so each home holds the one setting that stands for the account
+name (``c.CourseDirectory.student_id``), and ``collect`` skips its owner check (every
+submission is owned by the one account that runs the test).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+from traitlets.config.loader import PyFileConfigLoader
+
+from course.grading import build, export
+from course.grading.grade import scores
+from course.grading.mutation import load_mutants, submission
+from course.grading.runner import CONFIG_FILE, nbgrader_env, scratch_course
+
+from . import ROOT
+
+LAB = "lab01_tool_loop"
+COURSE_ID = "owning-the-agent-loop"
+STUDENTS = ("alice", "bob")
+BUG = "split_results"  # Bob's second answer: each tool result in its own user message
+
+
+def _run(cwd: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0 and "| ERROR]" not in proc.stderr, (
+        f"{' '.join(args[:3])} failed in {cwd}:\n{proc.stdout[-1500:]}\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def _student_env(home: Path, copy: Path) -> dict[str, str]:
+    """A student's server on a hub: its own HOME, the copy's settings on JUPYTER_CONFIG_PATH."""
+    env = nbgrader_env()
+    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
+                 "JUPYTERHUB_USER", "JUPYTER_PATH"):
+        env.pop(name, None)
+    env["HOME"] = str(home)
+    env["JUPYTER_CONFIG_PATH"] = str(copy / export.LAB_CONFIG_DIR)
+    return env
+
+
+@dataclass
+class Flow:
+    course: Path
+    exchange: Path
+    homes: dict[str, Path]
+    bob_first: Path  # Bob's first answer, as he wrote it
+    listed: str  # `nbgrader list` as Alice saw it before fetching
+
+
+@pytest.fixture(scope="module")
+def flow(tmp_path_factory) -> Flow:
+    base = tmp_path_factory.mktemp("exchange")
+    exchange = base / "exchange"
+    exchange.mkdir()
+    exchange.chmod(0o777)  # nbgrader's exchange must exist and be writable by everyone
+
+    # The instructor: a course folder whose config names the exchange, released as usual.
+    course = scratch_course(ROOT, [LAB], base=base)
+    with (course / CONFIG_FILE).open("a", encoding="utf-8") as fh:
+        fh.write(f"\nc.Exchange.root = {str(exchange)!r}\n")
+    build.generate(course, LAB)
+    teacher = {**nbgrader_env(), "HOME": str(base)}
+    _run(course, "-m", "nbgrader", "release_assignment", LAB, env=teacher)
+
+    # The student copy takes the exchange from the instructor's configuration.
+    copy = base / "student-copy"
+    export.export_student(ROOT, copy, exchange=export.configured_exchange(course))
+
+    homes, envs = {}, {}
+    for s in STUDENTS:
+        homes[s] = base / "home" / s
+        homes[s].mkdir(parents=True)
+        (homes[s] / CONFIG_FILE).write_text(f"c.CourseDirectory.student_id = {s!r}\n",
+                                            encoding="utf-8")
+        envs[s] = _student_env(homes[s], copy)
+    listed = _run(homes["alice"], "-m", "nbgrader", "list", env=envs["alice"])
+    for s in STUDENTS:
+        _run(homes[s], "-m", "nbgrader", "fetch_assignment", LAB, env=envs[s])
+
+    source = nbformat.read(course / "source" / LAB / f"{LAB}.ipynb", as_version=4)
+    bug = next(m for m in load_mutants(ROOT / "tests" / "mutants" / f"{LAB}.py")
+               if m.name == BUG)
+
+    def answer(student: str, mutant=None) -> Path:
+        path = homes[student] / LAB / f"{LAB}.ipynb"
+        fetched = nbformat.read(path, as_version=4)
+        nbformat.write(submission(fetched, source, mutant), path)
+        _run(homes[student], "-m", "nbgrader", "submit", LAB, env=envs[student])
+        return path
+
+    answer("alice")
+    bob_first = base / "bob-first.ipynb"
+    bob_first.write_bytes(answer("bob").read_bytes())
+    answer("bob", bug)  # Bob changes his answer and submits again
+
+    _run(course, "-m", "nbgrader", "collect", LAB, "--ExchangeCollect.check_owner=False",
+         env=teacher)
+    grading = {**teacher, "PYTHONPATH": str(ROOT)}
+    _run(course, "-m", "course", "--course-dir", str(course), "grade", LAB, "-j", "2",
+         env=grading)
+    _run(course, "-m", "course", "--course-dir", str(course), "feedback", LAB, env=grading)
+    _run(course, "-m", "nbgrader", "release_feedback", LAB, env=teacher)
+    for s in STUDENTS:
+        _run(homes[s], "-m", "nbgrader", "fetch_feedback", LAB, env=envs[s])
+    return Flow(course, exchange, homes, bob_first, listed.stdout + listed.stderr)
+
+
+def _inbound(flow: Flow, student: str) -> list[str]:
+    """Timestamps of a student's submissions in the exchange, oldest first."""
+    names = (flow.exchange / COURSE_ID / "inbound").iterdir()
+    return sorted(n.name.split("+")[2] for n in names if n.name.startswith(f"{student}+"))
+
+
+@pytest.mark.slow
+def test_the_student_copy_finds_the_released_assignment(flow):
+    assert f"{COURSE_ID} {LAB}" in flow.listed, flow.listed
+    assert "does not exist" not in flow.listed
+
+
+@pytest.mark.slow
+def test_collect_takes_each_students_latest_submission(flow):
+    assert len(_inbound(flow, "alice")) == 1
+    first, latest = _inbound(flow, "bob")
+    assert first < latest
+    collected = flow.course / "submitted" / "bob" / LAB
+    assert (collected / "timestamp.txt").read_text(encoding="utf-8").strip() == latest
+    kept = nbformat.read(collected / f"{LAB}.ipynb", as_version=4)
+    assert kept != nbformat.read(flow.bob_first, as_version=4), "collect kept Bob's first answer"
+
+
+@pytest.mark.slow
+def test_the_latest_answer_is_the_one_graded(flow):
+    rows = {r.student: r for r in scores(flow.course) if r.assignment == LAB}
+    assert set(rows) == set(STUDENTS)
+    alice, bob = rows["alice"], rows["bob"]
+    assert alice.auto_score == alice.auto_max > 0, "the solution lost points"
+    bug = next(m for m in load_mutants(ROOT / "tests" / "mutants" / f"{LAB}.py")
+               if m.name == BUG)
+    lost = {c.grade_id for c in bob.cells if c.auto and (c.score or 0) < c.max_score}
+    # Bob's first answer was the solution: had it been graded, he would have lost nothing.
+    assert lost == set(bug.loses), f"Bob lost {sorted(lost)}; his last answer loses {bug.loses}"
+    assert bob.auto_score < alice.auto_score
+
+
+@pytest.mark.slow
+def test_each_student_fetches_only_their_own_feedback(flow):
+    pages = {s: (flow.course / "feedback" / s / LAB / f"{LAB}.html").read_bytes()
+             for s in STUDENTS}
+    assert pages["alice"] != pages["bob"]
+    for s in STUDENTS:
+        fetched = sorted((flow.homes[s] / LAB / "feedback").rglob("*.html"))
+        # one page, filed under the timestamp of the submission that was graded
+        assert [p.parent.name for p in fetched] == _inbound(flow, s)[-1:], fetched
+        assert fetched[0].read_bytes() == pages[s]
+        other = next(o for o in STUDENTS if o != s)
+        for p in flow.homes[s].rglob("*"):
+            assert not (p.is_file() and p.read_bytes() == pages[other]), (
+                f"{s} holds {other}'s feedback at {p}")
+
+
+@pytest.mark.slow
+def test_released_feedback_cannot_be_listed_by_other_users(flow):
+    """Pages in the exchange are named by a hash of each submission's secret, which only the
+    submitter's cache holds; the folder is not listable, so no one finds another's page."""
+    folder = flow.exchange / COURSE_ID / "feedback"
+    assert len(list(folder.glob("*.html"))) == len(STUDENTS)
+    mode = stat.S_IMODE(folder.stat().st_mode)
+    assert not mode & (stat.S_IRGRP | stat.S_IROTH), oct(mode)
+    names = " ".join(p.name for p in folder.iterdir())
+    assert not any(s in names for s in STUDENTS)
+
+
+# -- the student copy's exchange setting (fast: no nbgrader process) ----------------------
+
+
+def _exchange_of(config_text: str, tmp: Path) -> str | None:
+    (tmp / CONFIG_FILE).write_text(config_text, encoding="utf-8")
+    cfg = PyFileConfigLoader(CONFIG_FILE, path=str(tmp)).load_config()
+    return cfg.Exchange.root if "root" in cfg.Exchange else None
+
+
+def test_student_config_names_the_exchange_when_one_is_given(tmp_path):
+    assert _exchange_of(export.student_config("/srv/nbgrader/exchange"), tmp_path) == \
+        "/srv/nbgrader/exchange"
+
+
+def test_student_config_without_an_exchange_says_what_to_set(tmp_path):
+    text = export.student_config(None)
+    assert _exchange_of(text, tmp_path) is None
+    assert "c.Exchange.root" in text and "does not exist" in text
+
+
+def test_export_takes_the_exchange_from_the_instructor_config(tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / CONFIG_FILE).write_text('c = get_config()\nc.Exchange.root = "/srv/x"\n',
+                                      encoding="utf-8")
+    assert export.configured_exchange(course) == "/srv/x"
+    assert export.configured_exchange(ROOT) is None, (
+        "the shipped config must not point students at a folder nobody created")
