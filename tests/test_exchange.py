@@ -15,9 +15,11 @@ submission is owned by the one account that runs the test).
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import os
 import stat
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +28,8 @@ import nbformat
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from course.grading import build, export
+from course.grading import export
+from course.grading.cli import main
 from course.grading.grade import scores
 from course.grading.mutation import load_mutants, submission
 from course.grading.runner import CONFIG_FILE, nbgrader_env, scratch_course
@@ -39,12 +42,55 @@ STUDENTS = ("alice", "bob")
 BUG = "split_results"  # Bob's second answer: each tool result in its own user message
 
 
-def _run(cwd: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert proc.returncode == 0 and "| ERROR]" not in proc.stderr, (
-        f"{' '.join(args[:3])} failed in {cwd}:\n{proc.stdout[-1500:]}\n{proc.stderr[-3000:]}")
-    return proc
+@contextlib.contextmanager
+def _acting_as(cwd: Path, env: dict[str, str]):
+    """Run as a process started in ``cwd`` with environment ``env`` would (then restore)."""
+    saved_env, saved_cwd, saved_path = dict(os.environ), os.getcwd(), list(sys.path)
+    os.environ.clear()
+    os.environ.update(env)
+    os.chdir(cwd)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+        os.chdir(saved_cwd)
+        sys.path[:] = saved_path
+
+
+def _nbgrader(cwd: Path, env: dict[str, str], *args: str) -> str:
+    """``nbgrader ARGS`` run in this process (the nbgrader apps themselves, as nbgrader's own
+    tests run them: an interpreter start per command would cost seconds); returns its log."""
+    from jupyter_core.application import NoStart
+    from nbgrader.apps import NbGraderApp
+
+    log = io.StringIO()
+    with _acting_as(cwd, env):
+        app = NbGraderApp.instance()
+        try:
+            app.initialize(list(args))
+            app.init_logging(logging.StreamHandler, [log], color=False, subapps=True)
+            app.start()
+            code = 0
+        except NoStart:  # a subcommand app ran and finished
+            code = 0
+        except SystemExit as exc:
+            code = exc.code or 0
+        finally:
+            app.reset()
+    out = log.getvalue()
+    assert code == 0 and "| ERROR]" not in out and "| CRITICAL]" not in out, (
+        f"nbgrader {' '.join(args)} failed in {cwd} (exit {code}):\n{out[-3000:]}")
+    return out
+
+
+def _course(*args: str) -> None:
+    """``python -m course ARGS``, the instructor's own command line."""
+    lines: list[str] = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("builtins.print", lambda *a, **k: lines.append(" ".join(map(str, a))))
+        code = main(list(args))
+    assert code == 0, "\n".join(lines)
 
 
 def _student_env(home: Path, copy: Path) -> dict[str, str]:
@@ -78,9 +124,9 @@ def flow(tmp_path_factory) -> Flow:
     course = scratch_course(ROOT, [LAB], base=base)
     with (course / CONFIG_FILE).open("a", encoding="utf-8") as fh:
         fh.write(f"\nc.Exchange.root = {str(exchange)!r}\n")
-    build.generate(course, LAB)
     teacher = {**nbgrader_env(), "HOME": str(base)}
-    _run(course, "-m", "nbgrader", "release_assignment", LAB, env=teacher)
+    _nbgrader(course, teacher, "generate_assignment", LAB, "--force")  # `course release`
+    _nbgrader(course, teacher, "release_assignment", LAB)
 
     # The student copy takes the exchange from the instructor's configuration.
     copy = base / "student-copy"
@@ -93,9 +139,9 @@ def flow(tmp_path_factory) -> Flow:
         (homes[s] / CONFIG_FILE).write_text(f"c.CourseDirectory.student_id = {s!r}\n",
                                             encoding="utf-8")
         envs[s] = _student_env(homes[s], copy)
-    listed = _run(homes["alice"], "-m", "nbgrader", "list", env=envs["alice"])
+    listed = _nbgrader(homes["alice"], envs["alice"], "list")
     for s in STUDENTS:
-        _run(homes[s], "-m", "nbgrader", "fetch_assignment", LAB, env=envs[s])
+        _nbgrader(homes[s], envs[s], "fetch_assignment", LAB)
 
     source = nbformat.read(course / "source" / LAB / f"{LAB}.ipynb", as_version=4)
     bug = next(m for m in load_mutants(ROOT / "tests" / "mutants" / f"{LAB}.py")
@@ -105,7 +151,7 @@ def flow(tmp_path_factory) -> Flow:
         path = homes[student] / LAB / f"{LAB}.ipynb"
         fetched = nbformat.read(path, as_version=4)
         nbformat.write(submission(fetched, source, mutant), path)
-        _run(homes[student], "-m", "nbgrader", "submit", LAB, env=envs[student])
+        _nbgrader(homes[student], envs[student], "submit", LAB)
         return path
 
     answer("alice")
@@ -113,16 +159,13 @@ def flow(tmp_path_factory) -> Flow:
     bob_first.write_bytes(answer("bob").read_bytes())
     answer("bob", bug)  # Bob changes his answer and submits again
 
-    _run(course, "-m", "nbgrader", "collect", LAB, "--ExchangeCollect.check_owner=False",
-         env=teacher)
-    grading = {**teacher, "PYTHONPATH": str(ROOT)}
-    _run(course, "-m", "course", "--course-dir", str(course), "grade", LAB, "-j", "2",
-         env=grading)
-    _run(course, "-m", "course", "--course-dir", str(course), "feedback", LAB, env=grading)
-    _run(course, "-m", "nbgrader", "release_feedback", LAB, env=teacher)
+    _nbgrader(course, teacher, "collect", LAB, "--ExchangeCollect.check_owner=False")
+    _course("--course-dir", str(course), "grade", LAB, "-j", "2")
+    _course("--course-dir", str(course), "feedback", LAB)
+    _nbgrader(course, teacher, "release_feedback", LAB)
     for s in STUDENTS:
-        _run(homes[s], "-m", "nbgrader", "fetch_feedback", LAB, env=envs[s])
-    return Flow(course, exchange, homes, bob_first, listed.stdout + listed.stderr)
+        _nbgrader(homes[s], envs[s], "fetch_feedback", LAB)
+    return Flow(course, exchange, homes, bob_first, listed)
 
 
 def _inbound(flow: Flow, student: str) -> list[str]:
