@@ -15,12 +15,7 @@ submission is owned by the one account that runs the test).
 
 from __future__ import annotations
 
-import contextlib
-import io
-import logging
-import os
 import stat
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,53 +30,12 @@ from course.grading.mutation import load_mutants, submission
 from course.grading.runner import CONFIG_FILE, nbgrader_env, scratch_course
 
 from . import ROOT
+from .nbgrader_apps import run_nbgrader, student_env
 
 LAB = "lab01_tool_loop"
 COURSE_ID = "owning-the-agent-loop"
 STUDENTS = ("alice", "bob")
 BUG = "split_results"  # Bob's second answer: each tool result in its own user message
-
-
-@contextlib.contextmanager
-def _acting_as(cwd: Path, env: dict[str, str]):
-    """Run as a process started in ``cwd`` with environment ``env`` would (then restore)."""
-    saved_env, saved_cwd, saved_path = dict(os.environ), os.getcwd(), list(sys.path)
-    os.environ.clear()
-    os.environ.update(env)
-    os.chdir(cwd)
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved_env)
-        os.chdir(saved_cwd)
-        sys.path[:] = saved_path
-
-
-def _nbgrader(cwd: Path, env: dict[str, str], *args: str) -> str:
-    """``nbgrader ARGS`` run in this process (the nbgrader apps themselves, as nbgrader's own
-    tests run them: an interpreter start per command would cost seconds); returns its log."""
-    from jupyter_core.application import NoStart
-    from nbgrader.apps import NbGraderApp
-
-    log = io.StringIO()
-    with _acting_as(cwd, env):
-        app = NbGraderApp.instance()
-        try:
-            app.initialize(list(args))
-            app.init_logging(logging.StreamHandler, [log], color=False, subapps=True)
-            app.start()
-            code = 0
-        except NoStart:  # a subcommand app ran and finished
-            code = 0
-        except SystemExit as exc:
-            code = exc.code or 0
-        finally:
-            app.reset()
-    out = log.getvalue()
-    assert code == 0 and "| ERROR]" not in out and "| CRITICAL]" not in out, (
-        f"nbgrader {' '.join(args)} failed in {cwd} (exit {code}):\n{out[-3000:]}")
-    return out
 
 
 def _course(*args: str) -> None:
@@ -91,17 +45,6 @@ def _course(*args: str) -> None:
         mp.setattr("builtins.print", lambda *a, **k: lines.append(" ".join(map(str, a))))
         code = main(list(args))
     assert code == 0, "\n".join(lines)
-
-
-def _student_env(home: Path, copy: Path) -> dict[str, str]:
-    """A student's server on a hub: its own HOME, the copy's settings on JUPYTER_CONFIG_PATH."""
-    env = nbgrader_env()
-    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
-                 "JUPYTERHUB_USER", "JUPYTER_PATH"):
-        env.pop(name, None)
-    env["HOME"] = str(home)
-    env["JUPYTER_CONFIG_PATH"] = str(copy / export.LAB_CONFIG_DIR)
-    return env
 
 
 @dataclass
@@ -125,8 +68,8 @@ def flow(tmp_path_factory) -> Flow:
     with (course / CONFIG_FILE).open("a", encoding="utf-8") as fh:
         fh.write(f"\nc.Exchange.root = {str(exchange)!r}\n")
     teacher = {**nbgrader_env(), "HOME": str(base)}
-    _nbgrader(course, teacher, "generate_assignment", LAB, "--force")  # `course release`
-    _nbgrader(course, teacher, "release_assignment", LAB)
+    run_nbgrader(course, teacher, "generate_assignment", LAB, "--force")  # `course release`
+    run_nbgrader(course, teacher, "release_assignment", LAB)
 
     # The student copy takes the exchange from the instructor's configuration.
     copy = base / "student-copy"
@@ -138,10 +81,10 @@ def flow(tmp_path_factory) -> Flow:
         homes[s].mkdir(parents=True)
         (homes[s] / CONFIG_FILE).write_text(f"c.CourseDirectory.student_id = {s!r}\n",
                                             encoding="utf-8")
-        envs[s] = _student_env(homes[s], copy)
-    listed = _nbgrader(homes["alice"], envs["alice"], "list")
+        envs[s] = student_env(homes[s], copy)
+    listed = run_nbgrader(homes["alice"], envs["alice"], "list")
     for s in STUDENTS:
-        _nbgrader(homes[s], envs[s], "fetch_assignment", LAB)
+        run_nbgrader(homes[s], envs[s], "fetch_assignment", LAB)
 
     source = nbformat.read(course / "source" / LAB / f"{LAB}.ipynb", as_version=4)
     bug = next(m for m in load_mutants(ROOT / "tests" / "mutants" / f"{LAB}.py")
@@ -151,7 +94,7 @@ def flow(tmp_path_factory) -> Flow:
         path = homes[student] / LAB / f"{LAB}.ipynb"
         fetched = nbformat.read(path, as_version=4)
         nbformat.write(submission(fetched, source, mutant), path)
-        _nbgrader(homes[student], envs[student], "submit", LAB)
+        run_nbgrader(homes[student], envs[student], "submit", LAB)
         return path
 
     answer("alice")
@@ -159,12 +102,12 @@ def flow(tmp_path_factory) -> Flow:
     bob_first.write_bytes(answer("bob").read_bytes())
     answer("bob", bug)  # Bob changes his answer and submits again
 
-    _nbgrader(course, teacher, "collect", LAB, "--ExchangeCollect.check_owner=False")
+    run_nbgrader(course, teacher, "collect", LAB, "--ExchangeCollect.check_owner=False")
     _course("--course-dir", str(course), "grade", LAB, "-j", "2")
     _course("--course-dir", str(course), "feedback", LAB)
-    _nbgrader(course, teacher, "release_feedback", LAB)
+    run_nbgrader(course, teacher, "release_feedback", LAB)
     for s in STUDENTS:
-        _nbgrader(homes[s], envs[s], "fetch_feedback", LAB)
+        run_nbgrader(homes[s], envs[s], "fetch_feedback", LAB)
     return Flow(course, exchange, homes, bob_first, listed)
 
 
