@@ -133,6 +133,8 @@ def test_a_student_logs_in_and_fetches_from_the_assignment_list(tmp_path):
                 assert time.monotonic() < deadline, f"{USER}'s server never answered: {r.url}"
                 time.sleep(1)
 
+            # the copy's settings reached the server: the instructor's extensions are off
+            assert http.get(f"/user/{USER}/formgrader").status_code == 404
             listed = http.get(f"/user/{USER}/assignments", params={"course_id": COURSE_ID})
             body = listed.json()
             assert body["success"], body["value"]
