@@ -15,6 +15,7 @@ submission is owned by the one account that runs the test).
 
 from __future__ import annotations
 
+import datetime
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from course.grading import export
 from course.grading.cli import main
-from course.grading.grade import scores
+from course.grading.grade import scores, submitted_at
 from course.grading.mutation import load_mutants, submission
 from course.grading.runner import CONFIG_FILE, nbgrader_env, scratch_course
 
@@ -149,6 +150,17 @@ def test_the_latest_answer_is_the_one_graded(flow):
 
 
 @pytest.mark.slow
+def test_the_gradebook_records_when_the_graded_answer_was_submitted(flow):
+    from nbgrader.api import Gradebook
+    from nbgrader.utils import parse_utc
+
+    with Gradebook(f"sqlite:///{flow.course / 'gradebook.db'}") as gb:
+        for s in STUDENTS:
+            got = gb.find_submission(LAB, s).timestamp
+            assert got == parse_utc(_inbound(flow, s)[-1]).replace(tzinfo=None), (s, got)
+
+
+@pytest.mark.slow
 def test_each_student_fetches_only_their_own_feedback(flow):
     pages = {s: (flow.course / "feedback" / s / LAB / f"{LAB}.html").read_bytes()
              for s in STUDENTS}
@@ -204,3 +216,13 @@ def test_export_takes_the_exchange_from_the_instructor_config(tmp_path):
     assert export.configured_exchange(course) == "/srv/x"
     assert export.configured_exchange(ROOT) is None, (
         "the shipped config must not point students at a folder nobody created")
+
+
+def test_submitted_at_reads_nbgraders_timestamp_and_tolerates_a_bad_one(tmp_path):
+    assert submitted_at(tmp_path) is None
+    stamp = tmp_path / "timestamp.txt"
+    stamp.write_text("2026-12-01 04:11:09.123456 UTC\n", encoding="utf-8")
+    assert submitted_at(tmp_path) == datetime.datetime(2026, 12, 1, 4, 11, 9, 123456)
+    for bad in ("", "not a time"):
+        stamp.write_text(bad, encoding="utf-8")
+        assert submitted_at(tmp_path) is None
