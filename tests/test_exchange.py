@@ -226,3 +226,11 @@ def test_submitted_at_reads_nbgraders_timestamp_and_tolerates_a_bad_one(tmp_path
     for bad in ("", "not a time"):
         stamp.write_text(bad, encoding="utf-8")
         assert submitted_at(tmp_path) is None
+
+
+def test_export_command_writes_the_exchange_it_is_given(tmp_path, capsys):
+    target = tmp_path / "copy"
+    assert main(["--course-dir", str(ROOT), "export", str(target), "--exchange", "/srv/ex"]) == 0
+    assert "its nbgrader exchange: /srv/ex" in capsys.readouterr().out
+    for config in (target / CONFIG_FILE, target / export.LAB_CONFIG_DIR / CONFIG_FILE):
+        assert _exchange_of(config.read_text(encoding="utf-8"), tmp_path) == "/srv/ex"
