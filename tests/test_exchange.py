@@ -5,7 +5,9 @@ One instructor course folder, one exchange folder, two students with their own h
 as a JupyterHub gives each student server. The real commands run in order:
 ``release_assignment``, ``fetch_assignment`` per student, ``submit`` (Bob twice, with a
 different answer the second time), ``collect``, the course's own ``course grade`` and
-``course feedback``, ``release_feedback``, ``fetch_feedback`` per student.
+``course feedback``, ``release_feedback``, ``fetch_feedback`` per student. nbgrader's apps
+run inside the test process with each user's environment and folder (``nbgrader_apps``);
+grading runs in sandboxed kernels as ``course grade`` always does.
 
 On a hub each student is their own Unix account and nbgrader takes the student id from it.
 Here everyone is one account, so each home holds the one setting that stands for the account
