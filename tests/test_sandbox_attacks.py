@@ -190,7 +190,8 @@ def attacked(tmp_path_factory):
     first = grade.grade_class(course, [LAB], jobs=1, progress=False)
     before = {r.student: [(c.grade_id, c.score) for c in r.cells] for r in first.rows}
     instructor_files = _tree_hash(course, ("autograded", "submitted", "feedback",
-                                           "gradebook.db", grade.REVIEWS_FILE))
+                                           "gradebook.db", grade.REVIEWS_FILE,
+                                          grade.RUNS_FILE))
     site_files = {str(p) for d in site.getsitepackages() for p in Path(d).iterdir()}
 
     for name, code in ATTACKS.items():
@@ -333,7 +334,8 @@ def test_tampering_is_flagged_and_scores_zero(attacked, student, what):
 
 def test_no_instructor_file_changed(attacked):
     now = _tree_hash(attacked["course"], ("autograded", "submitted", "feedback",
-                                          "gradebook.db", grade.REVIEWS_FILE))
+                                          "gradebook.db", grade.REVIEWS_FILE,
+                                          grade.RUNS_FILE))
     assert now == attacked["instructor_files"]
 
 

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbgrader.utils import compute_checksum
 
-from course.grading import validate
+from course.grading import quickrun, validate
 from course.grading.mutation import load_mutants
 
 from . import ROOT
@@ -95,3 +95,72 @@ def test_every_notebook_meets_the_validate_catch_rate(assignment):
     rate = validate.catch_rate(ROOT, assignment, jobs=2)
     assert rate.mutants, f"{assignment} has no mutants to measure"
     assert not rate.problems(), f"{rate.line()}: " + "; ".join(rate.problems())
+
+
+# -- the quick engine: agrees with nbgrader, and each of its rules can fail ----------------
+
+
+def _notebook(*cells: tuple[str, str]) -> nbformat.NotebookNode:
+    """A notebook of code cells; a cell with a grade id is a 1-point graded test cell."""
+    nb = nbformat.v4.new_notebook()
+    for gid, source in cells:
+        cell = nbformat.v4.new_code_cell(source)
+        if gid:
+            cell.metadata["nbgrader"] = {"grade": True, "grade_id": gid, "points": 1,
+                                         "locked": True, "solution": False}
+        nb.cells.append(cell)
+    return nb
+
+
+@pytest.mark.slow  # sleeps through three cell time limits
+def test_quick_engine_scores_cells_by_nbgraders_rule():
+    """One worker, one child per notebook: each way a cell can fail or warn, and a crash."""
+    fine = _notebook(("", "x = 2"), ("ok", "assert x == 2"))
+    cases = {
+        "error": _notebook(("", "x = 2"), ("bad", "assert x == 3, 'x is not 3 here'"),
+                           ("later", "assert x == 2")),
+        "stderr": _notebook(("noisy", "import sys; sys.stderr.write('careful\\n')")),
+        "partial": _notebook(("half", "0.5")),
+        "words": _notebook(("talky", "'all good'")),
+        "timeout": _notebook(("spin", "while True: pass"), ("after", "assert True")),
+        "swallow": _notebook(("spin2", "import time\ntry:\n    time.sleep(5)\n"
+                                       "except BaseException:\n    pass")),
+        "stuck": _notebook(("stuck", "import time\nwhile True:\n    try:\n"
+                                     "        time.sleep(5)\n    except BaseException:\n"
+                                     "        pass")),
+        "crash": _notebook(("gone", "import os; os._exit(3)")),
+        "miss": _notebook(("miss", "from course.cassette import ReplayMiss\n"
+                                   "try:\n    raise ReplayMiss('no such interaction')\n"
+                                   "except Exception:\n    pass")),
+        "state": fine,  # the child before it crashed must not leak into this one
+    }
+    runs = dict(zip(["fine", *cases], quickrun.run_variants([fine, *cases.values()], ROOT,
+                                                            cell_timeout=1), strict=True))
+    got = {name: {(c.grade_id, c.passed) for c in cells if c.grade_id}
+           for name, cells in runs.items()}
+    assert got["fine"] == got["state"] == {("ok", True)}
+    assert got["error"] == {("bad", False), ("later", True)}, "errors do not stop the run"
+    assert [c.passed for c in runs["error"]] == [True, False, True]
+    assert runs["error"][1].error == "AssertionError: x is not 3 here"
+    assert got["stderr"] == {("noisy", False)} and runs["stderr"][0].error == "careful"
+    assert got["partial"] == {("half", False)} and not runs["partial"][0].warning
+    assert got["words"] == {("talky", True)}
+    assert "cannot be converted to a float" in runs["words"][0].warning
+    assert got["timeout"] == {("spin", False), ("after", True)}
+    assert runs["timeout"][0].error.startswith("CellTimeoutError")
+    assert got["swallow"] == {("spin2", False)}, "a timeout cannot be swallowed"
+    assert got["stuck"] == {("stuck", False)} and "would not stop" in runs["stuck"][0].error
+    assert got["crash"] == {("gone", False)} and "died" in runs["crash"][0].error
+    assert got["miss"] == {("miss", False)}, "a replay miss escapes except Exception"
+
+
+@pytest.mark.slow
+def test_quick_engine_agrees_with_nbgrader_validate():
+    """Both engines on Lab 1's solution, stub and every mutant: the same verdicts."""
+    quick = validate.catch_rate(ROOT, LAB, jobs=2, engine="quick")
+    real = validate.catch_rate(ROOT, LAB, jobs=2, engine="nbgrader")
+    assert quick.solution == real.solution
+    assert {n: o.passed for n, o in quick.mutants.items()} == \
+        {n: o.passed for n, o in real.mutants.items()}
+    for name, outcome in real.mutants.items():
+        assert quick.mutants[name].first_failure[:60] == outcome.first_failure[:60], name

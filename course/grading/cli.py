@@ -2,7 +2,9 @@
 
     build      authoring/*.py -> source/*.ipynb
     release    student versions into release/, executed solutions into solutions/
-    grade      autograde submitted/ in parallel; print the grade table and the class report
+    grade      autograde submitted/ in parallel; print the grade table and the class report,
+               and write the HTML class report (reports/class_report.html)
+    report     the HTML class report from what grading recorded (one self-contained file)
     feedback   feedback HTML for graded submissions
     check      integrity: generated folders in sync, metadata valid, nothing leaks
                (feedback/ pages included)
@@ -65,6 +67,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         student, _, assignment = args.clear.partition("/")
         grade.clear_review(root, student, assignment)
         print(f"cleared {args.clear}: its autograded cells now carry their real scores")
+        _write_report(root, None)
         return 0
     result = grade.grade_class(root, args.assignments, jobs=args.jobs, timeout=args.timeout,
                                sandbox=not args.no_sandbox, scheduler=args.scheduler)
@@ -76,7 +79,28 @@ def cmd_grade(args: argparse.Namespace) -> int:
     where = f"on {args.scheduler}" if args.scheduler else f"with {args.jobs} worker(s)"
     print(f"autograded {result.graded}/{len(result.runs)} submissions in {result.seconds:.1f}s "
           f"{where}")
+    _write_report(root, None)
     return 0 if result.ok else 1
+
+
+def _write_report(root: Path, out: Path | None, which: list[str] | None = None) -> Path:
+    """Write the HTML class report and print where it is, as a URL a browser opens."""
+    from . import html_report
+
+    path = html_report.write(html_report.course_report(root, which),
+                             out if out is not None else root / html_report.REPORT_PATH)
+    print(f"class report: {path.as_uri()}")
+    return path
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    root = _root(args)
+    if args.assignments:
+        select(root, args.assignments)  # unknown names are one clear error
+    if not (root / "gradebook.db").is_file():
+        raise PipelineError(f"nothing graded in {root}: run `course grade` first")
+    _write_report(root, Path(args.out) if args.out else None, args.assignments or None)
+    return 0
 
 
 def cmd_feedback(args: argparse.Namespace) -> int:
@@ -158,7 +182,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo
 
-    return run_demo(_root(args), keep=Path(args.keep) if args.keep else None, jobs=args.jobs)
+    return run_demo(_root(args), keep=Path(args.keep) if args.keep else None, jobs=args.jobs,
+                    which=args.assignments or None)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
@@ -202,6 +227,9 @@ def parser() -> argparse.ArgumentParser:
     g.add_argument("--scheduler", help="grade on a Dask cluster, e.g. tcp://HOST:8786")
     g.add_argument("--clear", metavar="STUDENT/ASSIGNMENT",
                    help="clear a submission flagged for review: give it its real scores")
+    add("report", cmd_report, "the HTML class report from the gradebook", jobs=False
+        ).add_argument("--out", help="the HTML file to write (default: "
+                       "reports/class_report.html in the course folder)")
     add("feedback", cmd_feedback, "generate feedback HTML")
     add("check", cmd_check, "integrity checks", False).add_argument(
         "--fast", action="store_true", help="skip regenerating release/ and solutions/")
@@ -220,7 +248,7 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--exchange", metavar="DIR",
                    help="nbgrader exchange folder for the copy's config (default: "
                         "c.Exchange.root of this course's nbgrader_config.py, if set)")
-    add("demo", cmd_demo, "end-to-end instructor demo", False).add_argument(
+    add("demo", cmd_demo, "end-to-end instructor demo").add_argument(
         "--keep", help="build the demo course inside this folder and keep it")
     return p
 

@@ -2,8 +2,8 @@
 
 For every notebook it creates three sample submissions: the solution, the untouched
 stub, and one seeded bug (the first mutant of the assignment). It autogrades them in
-parallel, writes feedback HTML, prints the grade table and the class report, and
-says whether each submission scored what it must.
+parallel, writes feedback HTML, prints the grade table and the class report, says
+whether each submission scored what it must, and ends by writing the HTML class report.
 """
 
 from __future__ import annotations
@@ -11,16 +11,20 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
-from . import report
+from . import html_report, report
 from .diagnose import mutants_of
-from .runner import DEFAULT_JOBS, assignments
+from .runner import DEFAULT_JOBS, select
 from .verify import grade_samples
 
 
-def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS) -> int:
-    names = assignments(root)
+def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS,
+             which: Sequence[str] | None = None) -> int:
+    """Run the demo on the chosen assignments (all by default); 0 when every submission
+    scored as it must."""
+    names = select(root, which)
     print(f"Demo: {len(names)} assignment(s): {', '.join(names)}")
     print("Each gets three submissions: solution, stub (untouched release), one seeded bug.")
     start = time.monotonic()
@@ -33,9 +37,11 @@ def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS) -> 
         if keep is None:
             shutil.rmtree(base, ignore_errors=True)
     rows = [r for v in verdicts for r in v.scores]
+    runs = [v.run for v in verdicts]
+    seeded = {a: mutants_of(root, a) for a in names}
     print()
-    print(report.grade_table(rows, [v.run for v in verdicts]))
-    print(report.class_report(rows, mutants={a: mutants_of(root, a) for a in names}))
+    print(report.grade_table(rows, runs))
+    print(report.class_report(rows, mutants=seeded))
     for v in verdicts:
         mark = "ok  " if v.ok else "FAIL"
         what = f"{v.sample.mutant.name}: {v.sample.mutant.bug}" if v.sample.mutant \
@@ -51,4 +57,9 @@ def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS) -> 
         print("\nFeedback HTML was generated for every submission (use --keep DIR to keep it).")
     print(f"{len(verdicts) - bad}/{len(verdicts)} submissions scored as they must, "
           f"in {took:.1f}s with {jobs} parallel job(s)")
+    reviews = {f"{r.student}/{r.assignment}": r.review for r in runs if r.ok and r.review}
+    target = (course if keep is not None and course is not None
+              else Path(tempfile.mkdtemp(prefix="course-demo-report-"))) / html_report.REPORT_PATH
+    page = html_report.render(rows, runs, reviews, seeded, title="Class report: demo")
+    print(f"class report: {html_report.write(page, target).as_uri()}")
     return 1 if bad else 0

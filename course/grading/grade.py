@@ -14,7 +14,7 @@ import json
 import shutil
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -35,6 +35,8 @@ from .runner import (
 
 #: Review flags of tampered submissions, kept beside the gradebook (instructor side).
 REVIEWS_FILE = "reviews.json"
+#: How the last autograde of each submission went (the HTML class report reads it).
+RUNS_FILE = "grade_runs.json"
 #: The largest submission folder the grader copies into a kernel's scratch folder.
 MAX_SUBMISSION_BYTES = 50 * 1024**2
 
@@ -135,6 +137,28 @@ def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
                              seconds=sum(o.seconds for o in outs),
                              review=[r for o in outs for r in o.review], sandboxed=sandbox))
     return runs
+
+
+def save_runs(course_dir: Path, runs: Iterable[GradeRun]) -> None:
+    """Record how each submission's latest autograde went, beside the gradebook; runs of
+    other submissions recorded earlier are kept."""
+    path = course_dir / RUNS_FILE
+    known = {(r.student, r.assignment): r for r in load_runs(course_dir)}
+    known.update({(r.student, r.assignment): r for r in runs})
+    path.write_text(json.dumps([asdict(r) for _, r in sorted(known.items())], indent=1,
+                               ensure_ascii=False), encoding="utf-8")
+
+
+def load_runs(course_dir: Path) -> list[GradeRun]:
+    """The runs :func:`save_runs` recorded (empty when the course was never graded)."""
+    path = course_dir / RUNS_FILE
+    if not path.is_file():
+        return []
+    try:
+        return [GradeRun(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
+    except (ValueError, TypeError) as exc:
+        raise PipelineError(f"{path}: not a record of grade runs ({exc}); delete it and "
+                            "grade again") from None
 
 
 # -- the parent writes the gradebook ---------------------------------------------------------
@@ -412,6 +436,7 @@ def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
     runs = autograde(course_dir, pairs, jobs=jobs, timeout=timeout, sandbox=sandbox,
                      scheduler=scheduler, progress=progress)
     took = time.monotonic() - start
+    save_runs(course_dir, runs)
     wanted = set(pairs)
     rows = [r for r in scores(course_dir) if (r.student, r.assignment) in wanted]
     mismatches = reconcile(course_dir, [(r.student, r.assignment) for r in runs if r.ok])

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-from .diagnose import diagnose
+from .diagnose import Diagnosis, diagnose
 from .grade import GradeRun, NotebookScore
 from .mutation import Mutant
 
@@ -68,26 +68,42 @@ def class_report(rows: Iterable[NotebookScore], reviews: dict[str, list[str]] | 
             + (f"Submissions flagged for tampering:\n{flagged}" if flagged else ""))
 
 
-def _diagnosed(rows: list[NotebookScore], mutants: dict[str, list[Mutant]]) -> str:
-    """Students per diagnosed bug, most common first, naming up to five of them."""
+def diagnosis_of(row: NotebookScore, mutants: Sequence[Mutant]) -> Diagnosis:
+    """What one graded notebook's lost autograded cells look like (see :mod:`.diagnose`)."""
+    auto = [c for c in row.cells if c.auto]
+    lost = {c.grade_id for c in auto if (c.score or 0) < c.max_score}
+    return diagnose(lost, mutants, all_cells=[c.grade_id for c in auto])
+
+
+def diagnosed_students(rows: Iterable[NotebookScore],
+                       mutants: dict[str, list[Mutant]]) -> dict[tuple[str, str], list[str]]:
+    """``(assignment, diagnosis) -> students`` for every submission that lost a cell,
+    most common diagnosis first, students sorted."""
     who: dict[tuple[str, str], list[str]] = defaultdict(list)
     for r in rows:
-        auto = [c for c in r.cells if c.auto]
-        lost = {c.grade_id for c in auto if (c.score or 0) < c.max_score}
-        d = diagnose(lost, mutants.get(r.assignment, []), all_cells=[c.grade_id for c in auto])
+        d = diagnosis_of(r, mutants.get(r.assignment, []))
         if d.lost:
             who[(r.assignment, d.text)].append(r.student)
+    return {k: sorted(v) for k, v in sorted(who.items(), key=lambda kv: (-len(kv[1]), kv[0]))}
+
+
+def _diagnosed(rows: list[NotebookScore], mutants: dict[str, list[Mutant]]) -> str:
+    """Students per diagnosed bug, most common first, naming up to five of them."""
+    who = diagnosed_students(rows, mutants)
     if not who:
         return ""
     out = ["Diagnosed bugs (lost cells matched against each seeded bug's signature):"]
-    for (assignment, text), names in sorted(who.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        shown = ", ".join(sorted(names)[:5]) + (
+    for (assignment, text), names in who.items():
+        shown = ", ".join(names[:5]) + (
             f", and {len(names) - 5} more" if len(names) > 5 else "")
         out.append(f"  {len(names)}  {assignment}: {text}  ({shown})")
     return "\n".join(out) + "\n"
 
 
-def _lost(rows: Iterable[NotebookScore]) -> str:
+def lost_cells(rows: Iterable[NotebookScore]
+               ) -> tuple[dict[tuple[str, str], list[str]], dict[str, set[str]]]:
+    """``(assignment, cell) -> students who lost it`` (most lost first, students sorted)
+    for autograded cells, and ``assignment -> students graded``."""
     lost: dict[tuple[str, str], list[str]] = defaultdict(list)
     seen: dict[str, set[str]] = defaultdict(set)
     for r in rows:
@@ -95,11 +111,16 @@ def _lost(rows: Iterable[NotebookScore]) -> str:
         for c in r.cells:
             if c.auto and (c.score or 0) < c.max_score:
                 lost[(r.assignment, c.grade_id)].append(r.student)
+    ranked = {k: sorted(v) for k, v in sorted(lost.items(), key=lambda kv: (-len(kv[1]), kv[0]))}
+    return ranked, dict(seen)
+
+
+def _lost(rows: Iterable[NotebookScore]) -> str:
+    lost, seen = lost_cells(rows)
     if not lost:
         return "No autograded cell was lost by anyone.\n"
     out = ["Bugs the class hit (cells lost, most common first):"]
-    for (assignment, gid), who in sorted(lost.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        names = sorted(who)
+    for (assignment, gid), names in lost.items():
         shown = ", ".join(names[:5]) + (f", and {len(names) - 5} more" if len(names) > 5 else "")
-        out.append(f"  {len(who)}/{len(seen[assignment])}  {assignment}: {gid}  ({shown})")
+        out.append(f"  {len(names)}/{len(seen[assignment])}  {assignment}: {gid}  ({shown})")
     return "\n".join(out) + "\n"
