@@ -33,6 +33,10 @@ HERE = Path(__file__).resolve().parent
 c.CourseDirectory.course_id = "owning-the-agent-loop"
 c.CourseDirectory.assignment_id = ""
 c.CourseDirectory.assignments = {}
+# nbgrader's exchange (release_assignment, collect, release_feedback; students fetch and
+# submit through it): a folder that exists and every student can write to. Uncomment on a
+# shared machine or JupyterHub; `course export` writes the same folder into the student copy.
+# c.Exchange.root = "/srv/nbgrader/exchange"
 # Parallel autograding writes to one gradebook from several processes: wait for the lock.
 c.CourseDirectory.db_url = f"sqlite:///{HERE / 'gradebook.db'}?timeout=120"
 

@@ -169,9 +169,13 @@ def _print_catch_rates(root: Path, which: list[str], jobs: int, engine: str) -> 
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    files = export.export_student(_root(args), Path(args.target).resolve())
+    root = _root(args)
+    files = export.export_student(root, Path(args.target).resolve(), exchange=args.exchange)
     print(f"exported {len(files)} files for students into {args.target} "
           "(release/ and the support package; no source, solutions or tests)")
+    exchange = args.exchange if args.exchange is not None else export.configured_exchange(root)
+    print(f"its nbgrader exchange: {exchange}" if exchange else
+          "no nbgrader exchange configured (set c.Exchange.root or pass --exchange DIR)")
     return 0
 
 
@@ -241,8 +245,12 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("scenario", help="cassette name, e.g. lab01_tool_loop__weather_two_step")
     r.add_argument("--script", required=True, help="Python file that drives `client`")
     r.add_argument("--description", default="", help="what the scenario shows")
-    add("export", cmd_export, "a student copy: release/ and the support package only",
-        False, jobs=False).add_argument("target", help="a new folder")
+    e = add("export", cmd_export, "a student copy: release/ and the support package only",
+            False, jobs=False)
+    e.add_argument("target", help="a new folder")
+    e.add_argument("--exchange", metavar="DIR",
+                   help="nbgrader exchange folder for the copy's config (default: "
+                        "c.Exchange.root of this course's nbgrader_config.py, if set)")
     add("demo", cmd_demo, "end-to-end instructor demo").add_argument(
         "--keep", help="build the demo course inside this folder and keep it")
     return p

@@ -1,7 +1,9 @@
 """The student copy of the course: ``release/`` and the student side of the support package.
 
 ``source/``, ``solutions/``, ``authoring/``, ``tests/`` and ``course/grading/`` stay behind:
-they hold the answers, the hidden tests and the instructor's tools.
+they hold the answers, the hidden tests and the instructor's tools. The copy's nbgrader
+configuration names the exchange folder (``c.Exchange.root``) when the instructor's
+configuration, or ``course export --exchange``, sets one.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .runner import PipelineError
+from .runner import CONFIG_FILE, PipelineError
 
 STUDENT_FILES = ("release", "course", "pyproject.toml", "environment.yml", "dev")
 # The student copy's nbgrader configuration: Validate only, nothing from course/grading/
@@ -40,6 +42,39 @@ c.KernelManager.transport = "ipc"
 c.KernelManager.ip = os.path.join(tempfile.gettempdir(), f"nbgrader-kernel-{os.getpid()}")
 '''
 
+# Where nbgrader's exchange lives is a deployment choice (nbgrader's own default is
+# /usr/local/share/nbgrader/exchange); a copy without one says so instead of guessing.
+NO_EXCHANGE = """
+# No exchange folder is configured: the Assignment List reports that the exchange directory
+# does not exist. Open the notebooks from release/ instead, or, when your instructor runs
+# nbgrader's exchange, set the folder they name:
+# c.Exchange.root = "/srv/nbgrader/exchange"
+"""
+
+
+def student_config(exchange: str | None) -> str:
+    """The student copy's ``nbgrader_config.py``: :data:`STUDENT_CONFIG`, plus the exchange
+    folder the Assignment List fetches from and submits to, when there is one."""
+    if not exchange:
+        return STUDENT_CONFIG + NO_EXCHANGE
+    return STUDENT_CONFIG + (
+        "\n# nbgrader's exchange: the Assignment List (and `nbgrader fetch_assignment`, `submit`,\n"
+        "# `fetch_feedback`) go through this folder, which the instructor created for the class.\n"
+        f"c.Exchange.root = {exchange!r}\n")
+
+
+def configured_exchange(root: Path) -> str | None:
+    """``c.Exchange.root`` as the instructor's ``nbgrader_config.py`` sets it, or None."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    try:
+        cfg = PyFileConfigLoader(CONFIG_FILE, path=str(root)).load_config()
+    except Exception as exc:  # noqa: BLE001 - any error in the file: say which file
+        raise PipelineError(f"{root / CONFIG_FILE}: cannot be read ({exc})") from None
+    value = cfg.Exchange.root if "root" in cfg.Exchange else None
+    return str(value) if value else None
+
+
 INSTRUCTOR_ONLY = ("grading",)  # folders of course/ that stay with the instructor
 _JUNK = shutil.ignore_patterns("__pycache__", "*.egg-info", ".ipynb_checkpoints")
 
@@ -61,6 +96,10 @@ visible ones. Nothing needs an API key or the network.
 
 `./dev lab` loads this copy's `.jupyter` settings (Validate and the Assignment List). With
 conda instead: `JUPYTER_CONFIG_PATH=$PWD/.jupyter jupyter lab`.
+
+The Assignment List fetches assignments and submits your work through the exchange folder
+named in `nbgrader_config.py` (`c.Exchange.root`). When your course runs none, it says the
+exchange directory does not exist: work in `release/` and hand in as your instructor says.
 """
 
 
@@ -96,11 +135,17 @@ def write_student_lab_config(folder: Path) -> list[Path]:
     return [page, server]
 
 
-def export_student(root: Path, target: Path) -> list[Path]:
+def export_student(root: Path, target: Path, exchange: str | None = None) -> list[Path]:
     """Copy what a student needs (release/ and the student side of the support package)
-    into ``target``, a new or empty folder."""
+    into ``target``, a new or empty folder.
+
+    The copy's nbgrader configuration goes both to ``nbgrader_config.py`` (read from the copy's
+    folder) and ``.jupyter/nbgrader_config.py`` (read wherever ``JUPYTER_CONFIG_PATH`` names
+    ``.jupyter``, e.g. every student server of a JupyterHub). It names ``exchange``, or the
+    exchange of the instructor's configuration when ``exchange`` is None."""
     if target.exists() and any(target.iterdir()):
         raise PipelineError(f"{target} is not empty; export into a new folder")
+    config = student_config(exchange if exchange is not None else configured_exchange(root))
     staging = Path(tempfile.mkdtemp(prefix="student-", dir=target.parent
                                     if target.parent.exists() else None))
     try:
@@ -112,7 +157,8 @@ def export_student(root: Path, target: Path) -> list[Path]:
                 shutil.copy2(src, staging / name)
         (staging / "README.md").write_text(STUDENT_README, encoding="utf-8")
         write_student_lab_config(staging)
-        (staging / "nbgrader_config.py").write_text(STUDENT_CONFIG, encoding="utf-8")
+        for where in (staging, staging / LAB_CONFIG_DIR):
+            (where / CONFIG_FILE).write_text(config, encoding="utf-8")
         if target.exists():
             target.rmdir()
         staging.replace(target)

@@ -9,6 +9,7 @@ malformed file costs that one submission only.
 
 from __future__ import annotations
 
+import datetime
 import json
 import shutil
 import time
@@ -220,15 +221,33 @@ def merge(course_dir: Path, student: str, assignment: str, outs: Sequence[Outcom
     _save_reviews(course_dir, reviews)
     _write_grades(course_dir, student, assignment,
                   {o.notebook: nbformat.reads(o.executed, as_version=4) for o in outs},
-                  flagged=bool(review))
+                  flagged=bool(review),
+                  timestamp=submitted_at(course_dir / "submitted" / student / assignment))
+
+
+def submitted_at(folder: Path) -> datetime.datetime | None:
+    """When the submission in ``folder`` was made: its ``timestamp.txt``, which nbgrader's
+    ``submit`` writes and ``collect`` keeps (the gradebook computes lateness from it), or None
+    when it is missing, empty or unreadable."""
+    from nbgrader.utils import parse_utc
+
+    try:
+        text = (folder / "timestamp.txt").read_text(encoding="utf-8").strip()
+        return parse_utc(text) if text else None
+    except (OSError, ValueError, OverflowError):
+        return None
 
 
 def _write_grades(course_dir: Path, student: str, assignment: str,
-                  notebooks: dict[str, nbformat.NotebookNode], flagged: bool) -> None:
+                  notebooks: dict[str, nbformat.NotebookNode], flagged: bool,
+                  timestamp: datetime.datetime | None = None) -> None:
     from nbgrader.api import Gradebook, MissingEntry
 
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
-        gb.update_or_create_submission(assignment, student)
+        if timestamp is not None:
+            gb.update_or_create_submission(assignment, student, timestamp=timestamp)
+        else:
+            gb.update_or_create_submission(assignment, student)
         for name, nb in notebooks.items():
             scores_ = expected_scores(nb, flagged)
             sub = gb.find_submission_notebook(name, assignment, student)
