@@ -151,3 +151,21 @@ def test_a_kernel_that_fails_to_start_is_retried_once(monkeypatch, release, sour
     assert len(calls) == 2 and out.attempts == 2 and not out.ok
     assert out.error == "kernel failed to start twice: Kernel didn't respond in 60 seconds"
 
+
+
+def test_judging_a_sample_names_every_wrong_cell():
+    """The verdict on a sample's cells fails when a bug keeps a cell it must lose, loses one
+    it must keep, or names a cell that does not exist."""
+    from course.grading.mutation import Mutant, Sample
+    from course.grading.verify import judge_cells
+
+    bug = Mutant("b", "a bug", "agent", "x", "y", loses={"caught"})
+    sample = Sample("bug-b", "lab", "mutant", bug)
+    assert judge_cells(sample, {"caught": (0, 2), "other": (1, 1)}) == []
+    assert judge_cells(sample, {"caught": (2, 2), "other": (0, 1)}) == [
+        "caught: scored 2/2, must score 0", "other: scored 0/1, must keep full points"]
+    assert judge_cells(sample, {"other": (1, 1)}) == ["names cells that do not exist: ['caught']"]
+    assert judge_cells(Sample("stub", "lab", "stub"), {"a": (0, 1), "b": (0.5, 1)}) == [
+        "b: scored 0.5/1, must score 0"]
+    assert judge_cells(Sample("solution", "lab", "solution"), {"a": (1, 1), "b": (0, 1)}) == [
+        "b: scored 0/1, must keep full points"]

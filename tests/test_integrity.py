@@ -14,19 +14,27 @@ import pytest
 
 from course.grading import build, export, integrity, markers, mutation, runner
 from course.grading.mutation import load_mutants
-from course.grading.verify import grade_samples
+from course.grading.verify import grade_samples, judge_cells, quick_cells
 
 from . import ROOT
 
 ASSIGNMENTS = runner.assignments(ROOT)
 SAMPLES = [s for a in ASSIGNMENTS for s in mutation.samples(ROOT, a, "all")]
+#: Graded through the real grader (sandboxed kernels, nbgrader's gradebook): the solution,
+#: the stub and the first seeded bug of every notebook. Every sample, these included, is
+#: also judged from quick runs, and the two must give every cell the same score.
+REAL = [s for a in ASSIGNMENTS for s in mutation.samples(ROOT, a, "first")]
+
+
+def _id(s: mutation.Sample) -> str:
+    return f"{s.assignment}-{s.student}"
 
 
 @pytest.fixture(scope="session")
 def graded_samples(tmp_path_factory):
-    """Every sample of every notebook graded in one scratch course, which is kept: its
-    ``release/`` is also the fresh generation the release check compares with."""
-    found, course = grade_samples(ROOT, ASSIGNMENTS, mutants="all",
+    """The REAL samples graded in one scratch course, which is kept: its ``release/`` is
+    also the fresh generation the release check compares with."""
+    found, course = grade_samples(ROOT, ASSIGNMENTS, mutants="first",
                                   keep=tmp_path_factory.mktemp("integrity"))
     return found, course
 
@@ -37,15 +45,31 @@ def verdicts(graded_samples):
     return {(v.sample.assignment, v.sample.student): v for v in found}
 
 
+@pytest.fixture(scope="session")
+def quick():
+    """Every sample's autograded cells, ``grade_id -> (score, max)``, from quick runs."""
+    cells = quick_cells(ROOT, SAMPLES, jobs=2)
+    return {(s.assignment, s.student): c for s, c in zip(SAMPLES, cells, strict=True)}
+
+
 def test_there_are_assignments():
     assert "lab01_tool_loop" in ASSIGNMENTS
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sample", SAMPLES, ids=[f"{s.assignment}-{s.student}" for s in SAMPLES])
-def test_sample_scores_as_it_must(verdicts, sample):
+@pytest.mark.parametrize("sample", SAMPLES, ids=map(_id, SAMPLES))
+def test_sample_scores_as_it_must(quick, sample):
+    problems = judge_cells(sample, quick[(sample.assignment, sample.student)])
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sample", REAL, ids=map(_id, REAL))
+def test_the_real_grader_scores_as_it_must_and_as_the_quick_runs(verdicts, quick, sample):
     v = verdicts[(sample.assignment, sample.student)]
     assert v.ok, "\n".join(v.problems)
+    real = {c.grade_id: (c.score or 0, c.max_score) for r in v.scores for c in r.cells if c.auto}
+    assert real == quick[(sample.assignment, sample.student)]
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

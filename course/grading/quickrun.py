@@ -20,6 +20,7 @@ never run here: they are graded by nbgrader in the sandbox (:mod:`course.grading
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
@@ -92,6 +93,20 @@ def run_variants(notebooks: Sequence[nbformat.NotebookNode], root: Path,
             raise RuntimeError(f"the quick-run worker exited with {proc.returncode}: {tail}")
         results = json.loads(proc.stdout.strip().splitlines()[-1])
     return [[CellRun(**c) for c in variant] for variant in results]
+
+
+def run_many(notebooks: Sequence[nbformat.NotebookNode], root: Path, jobs: int = 2
+             ) -> list[list[CellRun]]:
+    """:func:`run_variants` split across ``jobs`` warm workers at once; results in order."""
+    from .runner import parallel
+
+    chunks = [list(range(i, len(notebooks), jobs)) for i in range(min(jobs, len(notebooks)))]
+    ran = parallel(lambda idx: run_variants([notebooks[i] for i in idx], root), chunks, jobs)
+    out: list[list[CellRun]] = [[] for _ in notebooks]
+    for idx, runs in zip(chunks, ran, strict=True):
+        for i, cells in zip(idx, runs, strict=True):
+            out[i] = cells
+    return out
 
 
 # -- the worker ------------------------------------------------------------------------
@@ -200,6 +215,7 @@ def _worker(job: Path) -> list[list[dict[str, Any]]]:
     import course.netguard as netguard
 
     _warm_up()
+    gc.freeze()  # children need not copy the warm objects to scan them for garbage
     netguard.install()
     from traitlets.config import Config
 

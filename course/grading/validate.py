@@ -28,7 +28,7 @@ import nbformat
 
 from .export import STUDENT_CONFIG
 from .mutation import Mutant, load_mutants, submission
-from .quickrun import CellRun, run_variants
+from .quickrun import CellRun, run_many
 from .runner import DEFAULT_JOBS, nbgrader_env, parallel, read_notebook, select
 
 Engine = Literal["quick", "nbgrader"]
@@ -131,13 +131,7 @@ def from_cells(runs: Sequence[CellRun]) -> Outcome:
 def quick_validate(notebooks: Sequence[nbformat.NotebookNode], root: Path,
                    jobs: int = DEFAULT_JOBS) -> list[Outcome]:
     """Validate's verdict on each notebook, from quick runs split across ``jobs`` workers."""
-    chunks = [list(range(i, len(notebooks), jobs)) for i in range(min(jobs, len(notebooks)))]
-    ran = parallel(lambda idx: run_variants([notebooks[i] for i in idx], root), chunks, jobs)
-    outcomes: list[Outcome | None] = [None] * len(notebooks)
-    for idx, runs in zip(chunks, ran, strict=True):
-        for i, cells in zip(idx, runs, strict=True):
-            outcomes[i] = from_cells(cells)
-    return [o for o in outcomes if o is not None]
+    return [from_cells(cells) for cells in run_many(notebooks, root, jobs)]
 
 
 def catch_rate(root: Path, assignment: str, jobs: int = DEFAULT_JOBS,

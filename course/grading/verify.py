@@ -14,8 +14,8 @@ from pathlib import Path
 
 from .build import generate_all
 from .grade import GradeRun, NotebookScore, autograde, scores, write_feedback
-from .mutation import Sample, samples, write_samples
-from .runner import DEFAULT_JOBS, scratch_course, select
+from .mutation import Sample, samples, submission, write_samples
+from .runner import DEFAULT_JOBS, read_notebook, scratch_course, select
 
 
 @dataclass
@@ -38,19 +38,58 @@ def judge(sample: Sample, rows: list[NotebookScore], run: GradeRun) -> list[str]
         return [f"autograde failed: {run.error}"]
     if not rows:
         return ["no grades were recorded"]
-    auto = {c.grade_id: c for r in rows for c in r.cells if c.auto}
+    return judge_cells(sample, {c.grade_id: (c.score or 0, c.max_score)
+                                for r in rows for c in r.cells if c.auto})
+
+
+def judge_cells(sample: Sample, auto: dict[str, tuple[float, float]]) -> list[str]:
+    """What is wrong with these autograded cells' ``(score, max)`` for this sample."""
     must_lose = sample.expected_losses(auto)
     problems = []
     unknown = must_lose - set(auto)
     if unknown:
         problems.append(f"names cells that do not exist: {sorted(unknown)}")
-    for gid, cell in auto.items():
-        got = cell.score or 0
+    for gid, (got, most) in auto.items():
         if gid in must_lose and got > 0:
-            problems.append(f"{gid}: scored {got:g}/{cell.max_score:g}, must score 0")
-        if gid not in must_lose and got < cell.max_score:
-            problems.append(f"{gid}: scored {got:g}/{cell.max_score:g}, must keep full points")
+            problems.append(f"{gid}: scored {got:g}/{most:g}, must score 0")
+        if gid not in must_lose and got < most:
+            problems.append(f"{gid}: scored {got:g}/{most:g}, must keep full points")
     return problems
+
+
+def quick_cells(root: Path, chosen: Sequence[Sample], jobs: int = DEFAULT_JOBS
+                ) -> list[dict[str, tuple[float, float]]]:
+    """Each sample's autograded cells as ``grade_id -> (score, max)``, from quick runs
+    (:mod:`.quickrun`) of the notebook the grader would execute: the submission with its
+    test cells restored from ``source/``. Trusted samples only: nothing here is sandboxed.
+    """
+    from .engine import restore
+    from .quickrun import run_many
+
+    notebooks, points = [], []
+    for s in chosen:
+        for rel_nb in sorted((root / "release" / s.assignment).glob("*.ipynb")):
+            src = read_notebook(root / "source" / s.assignment / rel_nb.name)
+            sub = submission(read_notebook(rel_nb), src, s.mutant, answer=s.kind != "stub")
+            notebooks.append(restore(sub, src))
+            points.append({c.metadata["nbgrader"]["grade_id"]:
+                           float(c.metadata["nbgrader"].get("points", 0))
+                           for c in src.cells if c.cell_type == "code"
+                           and c.metadata.get("nbgrader", {}).get("grade")})
+    out = []
+    for runs, most in zip(run_many(notebooks, root, jobs), points, strict=True):
+        out.append({r.grade_id: (most[r.grade_id] if r.passed else 0.0, most[r.grade_id])
+                    for r in runs if r.grade_id in most})
+    return out
+
+
+def quick_verify(root: Path, which: Sequence[str] | None = None, mutants: str = "all",
+                 jobs: int = DEFAULT_JOBS) -> list[tuple[Sample, list[str]]]:
+    """Every chosen sample judged from quick runs: ``(sample, problems)`` each. What
+    :func:`grade_samples` proves through the real grader, in a fraction of the time."""
+    chosen = [s for a in select(root, which) for s in samples(root, a, mutants)]
+    return [(s, judge_cells(s, cells))
+            for s, cells in zip(chosen, quick_cells(root, chosen, jobs), strict=True)]
 
 
 def grade_samples(
