@@ -261,7 +261,7 @@ class Inspector:
         self.api = api
         self.interactive = widgets_frontend() if interactive is None else interactive
         self.rows: list[Row] = []
-        self.png: bytes = growth_png([])
+        self._png: tuple[tuple[int, ...], bytes] | None = None  # (counts drawn, image)
         self._widget: Any = None
         self.detach = api.on_request(self._observe)
 
@@ -273,6 +273,16 @@ class Inspector:
     def token_counts(self) -> list[int]:
         return [r.input_tokens for r in self.rows]
 
+    @property
+    def png(self) -> bytes:
+        """The growth chart of the requests so far, drawn when first asked for after a new
+        request (without a widget frontend nothing asks, and no time goes on drawing)."""
+        counts = tuple(self.token_counts)
+        if self._png is None or self._png[0] != counts:
+            self._png = (counts, growth_png(counts, [r.number for r in self.rows
+                                                     if r.findings]))
+        return self._png[1]
+
     def _observe(self, body: JSON, response: httpx2.Response | None) -> None:
         tool_uses, findings = examine(body)
         turns = tuple((str(m.get("role")), tuple(str(b.get("type")) for b in _content(m)))
@@ -281,8 +291,6 @@ class Inspector:
                   input_tokens=tokens.request_tokens(body), reply=describe_reply(response),
                   findings=findings)
         self.rows.append(row)
-        self.png = growth_png(self.token_counts,
-                              [r.number for r in self.rows if r.findings])
         if self._widget is not None:
             self._redraw()
         elif not self.interactive:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import anthropic
 import pytest
 
-from course import tokens
+from course import live, tokens
 from course.fakes import fake_client
 from course.live import Inspector, examine, growth_png
 from course.wire import message, text
@@ -196,3 +196,18 @@ def test_inspector_holds_no_agent_loop(module):
 
     source = inspect.getsource(importlib.import_module(module))
     assert "messages.create" not in source and "course.grading" not in source
+
+
+def test_the_chart_is_drawn_only_when_asked_for_and_follows_new_requests(monkeypatch):
+    drawn = []
+    real = live.growth_png
+    monkeypatch.setattr(live, "growth_png", lambda *a: drawn.append(a) or real(*a))
+    api = weather.three_cities()
+    inspector = Inspector(api, interactive=False)
+    history, calls = three_calls(api)
+    assert drawn == [], "without a widget frontend nothing asks for the chart"
+    first = inspector.png
+    assert first.startswith(b"\x89PNG") and inspector.png is first and len(drawn) == 1
+    send(api, history + [{"role": "user", "content": [result(c.id, "sunny") for c in calls]}])
+    assert inspector.png != first and len(drawn) == 2
+    assert drawn[-1][0] == tuple(inspector.token_counts)
