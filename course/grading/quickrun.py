@@ -65,7 +65,7 @@ def _cells(nb: nbformat.NotebookNode) -> list[dict[str, Any]]:
 
 
 def run_variants(notebooks: Sequence[nbformat.NotebookNode], root: Path,
-                 cell_timeout: int = CELL_TIMEOUT, timeout: float = 600) -> list[list[CellRun]]:
+                 cell_timeout: int = CELL_TIMEOUT) -> list[list[CellRun]]:
     """Run each notebook in its own forked child of one warm worker; one list per notebook.
 
     ``root`` is put on the worker's ``PYTHONPATH`` and the worker imports ``course``
@@ -85,9 +85,12 @@ def run_variants(notebooks: Sequence[nbformat.NotebookNode], root: Path,
         env["MPLBACKEND"] = "Agg"
         # Run by path with -P: the worker imports ``course`` from ``root`` (which may be a
         # student copy, without course/grading/), never from this checkout.
+        # Every cell is bounded, so the worker is too: a start-up allowance plus, per
+        # notebook, its cells' limits (the children run one at a time).
+        bound = 120 + sum((cell_timeout + _GRACE) * len(_cells(nb)) for nb in notebooks)
         proc = subprocess.run([sys.executable, "-P", __file__, str(job)],
                               cwd=scratch, env=env, capture_output=True, text=True,
-                              timeout=timeout)
+                              timeout=bound)
         if proc.returncode != 0:
             tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
             raise RuntimeError(f"the quick-run worker exited with {proc.returncode}: {tail}")
@@ -253,8 +256,8 @@ def _worker(job: Path) -> list[list[dict[str, Any]]]:
         else:
             report = {"crash": f"the notebook's process died (status {status}) mid-run"}
         if isinstance(report, dict):  # the child crashed: every graded cell fails
-            report = [CellRun(i, c["grade_id"], False, report["crash"], "").__dict__
-                      for i, c in enumerate(cells)]
+            report = [CellRun(n, c["grade_id"], False, report["crash"], "").__dict__
+                      for n, c in enumerate(cells)]
         results.append(report)
     return results
 
