@@ -3,8 +3,8 @@ processes, or a Dask cluster; report progress on stderr while it runs.
 
 Each worker process imports the grader once and then grades submission after submission,
 each in a fresh sandboxed kernel. :func:`.engine.grade_job` never raises, so a broken
-submission costs only itself; if a worker process itself dies, the pool is rebuilt and the
-submissions it had not finished are graded again once.
+submission costs only itself; if a worker process itself dies, the submissions the pool had
+not finished are graded again, each alone, so only one that kills its own process fails.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import multiprocessing
 import sys
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
 from .engine import Job, Outcome, grade_job
@@ -61,38 +61,53 @@ def _crashed(job: Job, why: str) -> Outcome:
 
 
 def run_local(jobs: Sequence[Job], workers: int,
-              on_done: Callable[[Outcome], None] = lambda o: None) -> list[Outcome]:
-    """Grade ``jobs`` on ``workers`` long-lived processes; results in the order of ``jobs``."""
+              on_done: Callable[[Outcome], None] = lambda o: None,
+              fn: Callable[[Job], Outcome] = grade_job) -> list[Outcome]:
+    """Grade ``jobs`` on ``workers`` long-lived processes; results in the order of ``jobs``.
+
+    A worker process that dies breaks the whole pool, so every submission not yet finished
+    fails with it, not only the one that killed it. Each of those is graded again alone, in
+    a process of its own, and fails only if its process dies twice there.
+    """
     results: dict[int, Outcome] = {}
     if workers <= 1 or len(jobs) <= 1:
         for i, job in enumerate(jobs):
-            results[i] = grade_job(job)
+            results[i] = fn(job)
             on_done(results[i])
         return [results[i] for i in range(len(jobs))]
-    retried: set[int] = set()
-    todo = list(range(len(jobs)))
     ctx = multiprocessing.get_context("forkserver")
-    while todo:
-        with ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=ctx) as pool:
-            futures = {pool.submit(grade_job, jobs[i]): i for i in todo}
-            todo = []
-            pending = set(futures)
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    i = futures[fut]
-                    try:
-                        results[i] = fut.result()
-                    except BrokenProcessPool:
-                        if i in retried:
-                            results[i] = _crashed(jobs[i], "twice")
-                        else:
-                            retried.add(i)
-                            todo.append(i)
-                            continue
-                    except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
-                        results[i] = _crashed(jobs[i], type(exc).__name__)
-                    on_done(results[i])
+    broken: list[int] = []
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
+        futures = {pool.submit(fn, job): i for i, job in enumerate(jobs)}
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                i = futures[fut]
+                try:
+                    results[i] = fut.result()
+                except BrokenProcessPool:
+                    broken.append(i)
+                    continue
+                except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
+                    results[i] = _crashed(jobs[i], type(exc).__name__)
+                on_done(results[i])
+
+    def alone(i: int) -> Outcome:
+        for _ in range(2):  # it may never have started in the pool: two tries of its own
+            with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as solo:
+                try:
+                    return solo.submit(fn, jobs[i]).result()
+                except BrokenProcessPool:
+                    continue
+                except Exception as exc:  # noqa: BLE001
+                    return _crashed(jobs[i], type(exc).__name__)
+        return _crashed(jobs[i], "twice while grading it alone")
+
+    with ThreadPoolExecutor(max_workers=workers) as threads:
+        for i, out in zip(sorted(broken), threads.map(alone, sorted(broken)), strict=True):
+            results[i] = out
+            on_done(out)
     return [results[i] for i in range(len(jobs))]
 
 

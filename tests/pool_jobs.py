@@ -1,0 +1,28 @@
+"""Stand-ins for ``engine.grade_job`` that the pool tests run in worker processes (they must
+be importable by name there). A job's ``files`` say how to behave: ``b"ok"`` grades
+at once; ``b"slow"`` grades after a short while; ``b"die"`` kills its worker process every
+time; ``b"die once"`` kills it only the first time (a marker file remembers)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from course.grading.engine import Job, Outcome
+
+
+def fake_grade(job: Job) -> Outcome:
+    how = job.files["how"]
+    if how == b"die" or (how == b"die once" and _first_time(Path(job.source))):
+        os._exit(9)
+    if how == b"slow":
+        time.sleep(1.5)  # still running when another worker dies
+    return Outcome(job.student, job.assignment, job.notebook, ok=True, attempts=os.getpid())
+
+
+def _first_time(marker: Path) -> bool:
+    if marker.exists():
+        return False
+    marker.write_text("died once")
+    return True
