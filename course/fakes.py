@@ -187,6 +187,7 @@ def _handler_for(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out as two writes
 
         def _answer(self) -> None:
             length = int(self.headers.get("content-length") or 0)
