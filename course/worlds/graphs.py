@@ -187,12 +187,12 @@ def _agent(llm, tools: Sequence[Any]) -> Callable[[dict], dict]:
 
 def retry_graph(llm, policy):
     """START -> agent -> END, with ``policy`` (a ``RetryPolicy``) on the agent node."""
-    from langgraph.graph import END, START, MessagesState, StateGraph
+    from langgraph.graph import MessagesState, StateGraph
 
     g = StateGraph(MessagesState)
     g.add_node("agent", _agent(llm, ()), retry_policy=policy)
-    g.add_edge(START, "agent")
-    g.add_edge("agent", END)
+    g.set_entry_point("agent")
+    g.set_finish_point("agent")
     return g.compile()
 
 
@@ -209,7 +209,7 @@ def budget_graph(llm, tools: Sequence[Any], state_type: type, route: Callable[..
 
     call = _agent(llm, tools)
 
-    def agent(state: dict) -> dict:
+    def charged(state: dict) -> dict:
         return {**call(state), "spent": usd_per_call}
 
     def halt(state: dict) -> dict:
@@ -217,7 +217,7 @@ def budget_graph(llm, tools: Sequence[Any], state_type: type, route: Callable[..
                                        f"{state['spent']:.2f}")]}
 
     g = StateGraph(state_type)
-    g.add_node("agent", agent)
+    g.add_node("agent", charged)
     g.add_node("tools", ToolNode(list(tools)))
     g.add_node("halt", halt)
     g.add_edge(START, "agent")
@@ -255,7 +255,7 @@ def guarded_graph(llm, tools: Sequence[Any], guard: Callable[[dict], dict]):
     return g.compile()
 
 
-def unguarded_graph(llm, tools: Sequence[Any]):
+def unguarded_graph(llm, tools: Sequence[Any], *, checkpointer=None):
     """agent -> tools -> agent with no guard: only ``recursion_limit`` stops it."""
     from langgraph.graph import END, START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode
@@ -266,7 +266,7 @@ def unguarded_graph(llm, tools: Sequence[Any]):
     g.add_edge(START, "agent")
     g.add_conditional_edges("agent", _route_tools, ["tools", END])
     g.add_edge("tools", "agent")
-    return g.compile()
+    return g.compile(checkpointer=checkpointer)
 
 
 def cache_state():

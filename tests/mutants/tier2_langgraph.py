@@ -33,8 +33,8 @@ MUTANTS = [
         name="429_classed_as_client_error",
         bug="seed 001 ex.2: status < 500 treated as a client error before 429 is checked",
         cell="retry",
-        old="if isinstance(exc, anthropic.RateLimitError):\n        return True\n",
-        new="",
+        old="if isinstance(exc, anthropic.RateLimitError):",
+        new="if False:",
         loses={"retries_429"},
     ),
     Mutant(
