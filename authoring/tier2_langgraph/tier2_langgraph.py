@@ -270,9 +270,7 @@ assert len(api.requests) == 3, f"{len(api.requests)} model calls; lookup, refund
 # the same way every time, is retried:
 
 # %%
-stamps = []
 api = FakeAPI(Queue([Reply.error(400, "messages: roles must alternate")] * 3))
-api.on_request(lambda body, response: stamps.append(body))
 with api.serve() as url:
     app = graphs.retry_graph(graphs.chat_model(url),
                              RetryPolicy(max_attempts=3, initial_interval=0.001, jitter=False))
