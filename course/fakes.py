@@ -11,6 +11,9 @@ they do live.
     ...
     api.requests        # every request body sent, in order
 
+    with api.serve() as base_url:   # the same fake over HTTP on loopback, for clients
+        ...                         # that build their own SDK client (ChatAnthropic)
+
 A responder is any callable ``body -> Reply | dict``: :class:`Replay` (a cassette),
 :class:`Scripted` (computed from the request) or :class:`Queue` (fixed replies in order).
 Wrap one in :class:`PromptCache` (``course.promptcache``) to have every reply's input billed
@@ -19,9 +22,12 @@ by a prompt cache that writes, reads and expires like the API's.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import anthropic
@@ -87,6 +93,8 @@ class FakeAPI:
         self.requests: list[JSON] = []
         self.paths: list[str] = []
         self.observers: list[Observer] = []
+        #: What the fake could not answer while served over HTTP (see :meth:`serve`).
+        self.server_errors: list[BaseException] = []
 
     def on_request(self, observer: Observer) -> Callable[[], None]:
         """Call ``observer(body, response)`` after every request; returns a detach function.
@@ -105,6 +113,30 @@ class FakeAPI:
             http_client=httpx2.Client(transport=httpx2.MockTransport(self)),
             **kwargs,
         )
+
+    @contextlib.contextmanager
+    def serve(self) -> Iterator[str]:
+        """Serve this fake over HTTP on 127.0.0.1 (an ephemeral port) while the block runs.
+
+        Yields the base URL (``http://127.0.0.1:PORT``) to give any client: the SDK,
+        ``ChatAnthropic(base_url=...)`` or curl. Every request goes through this same fake,
+        so cassettes, validation and :attr:`requests` are shared with :meth:`client`.
+        A request the fake cannot answer (a replay miss, an exhausted queue) gets a 500
+        whose message says why, and the error is kept in :attr:`server_errors`; a dropped
+        connection (``Reply.drop``) closes the socket without a response, as online.
+        """
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        server.daemon_threads = True
+        thread = threading.Thread(target=server.serve_forever, name="FakeAPI.serve",
+                                  kwargs={"poll_interval": 0.05}, daemon=True)
+        thread.start()
+        host, port = server.server_address[:2]
+        try:
+            yield f"http://{host}:{port}"
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join()
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         seen, response = len(self.requests), None
@@ -148,6 +180,49 @@ class FakeAPI:
             if body.get("stream"):
                 return _sse_response(200, sse_events(payload), headers)
         return _json_response(reply.status, payload, headers)
+
+
+def _handler_for(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
+    """A request handler class that answers every POST/GET through ``api``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out as two writes
+
+        def _answer(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            content = self.rfile.read(length) if length else b""
+            host, port = self.server.server_address[:2]
+            request = httpx2.Request(self.command, f"http://{host}:{port}{self.path}",
+                                     headers=dict(self.headers.items()), content=content)
+            try:
+                response = api(request)
+            except httpx2.TransportError:  # Reply.drop: hang up without an answer
+                self.close_connection = True
+                return
+            except BaseException as exc:  # a replay miss must reach the client, loudly
+                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                    raise
+                api.server_errors.append(exc)
+                response = _json_response(
+                    500, error_body(500, f"the fake could not answer: {type(exc).__name__}: "
+                                         f"{exc}"))
+            body = response.read()
+            self.send_response(response.status_code)
+            for name, value in response.headers.items():
+                if name.lower() not in ("content-length", "transfer-encoding", "connection",
+                                        "content-encoding"):
+                    self.send_header(name, value)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_POST = do_GET = _answer
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            pass  # a served fake is silent: nbgrader zeroes a cell that writes to stderr
+
+    return Handler
 
 
 def with_usage(msg: JSON, body: JSON) -> JSON:

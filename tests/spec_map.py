@@ -112,4 +112,24 @@ SPEC: dict[str, dict[str, str]] = {
         "request_key_dedup": "An entry with no \"request_key\" raises KeyError without "
                              "calling the tool",
     },
+    "tier2_langgraph": {
+        "resume_no_duplicate": "If the thread has a step pending, it continues it with "
+                               "`app.invoke(None, config)`",
+        "approval_before_write": "Compile with `checkpointer=checkpointer` and "
+                                 "`interrupt_before=[\"approved_tools\"]`.",
+        "retries_429": "It returns `True` for `anthropic.RateLimitError` (429)",
+        "no_retry_400": "It returns `False` for every other exception: any other 4xx",
+        "reducer_adds": "`spent: Annotated[float, operator.add]`.",
+        "routes_at_limit": "returns `\"halt\"` when `state[\"spent\"] >= limit_usd`",
+        "nudge_then_halt": "if no `HumanMessage` in the history has content equal to "
+                           "`NUDGE`, return `{\"messages\": [HumanMessage(NUDGE)]}`",
+        "distinct_calls_pass": "Different calls never trip it, however many there are.",
+        "tenant_isolated": "Call `cache.get(question, namespace=state[\"tenant\"])`.",
+        "hit_skips_model": "`END` when `state[\"cache_hit\"]` is true, else `\"agent\"`.",
+        "later_tool_offloaded": "for every `ToolMessage` whose `name` is not "
+                                "`\"read_artifact\"` and whose content is longer than "
+                                "`threshold` characters",
+        "containment_through_node": "If the resolved path is not inside the resolved "
+                                    "`root`, it returns a string starting with `Error:`",
+    },
 }

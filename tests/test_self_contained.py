@@ -29,7 +29,8 @@ FORBIDDEN = {
         r"|course/grading\b"),
 }
 # "Lab N" may only name an earlier notebook. The lecture comes first, the capstone last.
-ORDER = {"lecture04_context_cache": 0, "capstone_integrated_loop": 99}
+ORDER = {"lecture04_context_cache": 0, "capstone_integrated_loop": 99,
+         "tier2_langgraph": 8}  # the framework tier follows Labs 1-5 and 8
 LAB = re.compile(r"\bLab (\d+)\b")
 
 

@@ -42,6 +42,7 @@ MAX_FILE_BYTES = 64 * 1024**2
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group",
                  "/etc/nsswitch.conf", "/etc/mime.types")
+_CA_DIRS = ("/etc/ssl", "/etc/pki", "/etc/ca-certificates")
 
 
 class SandboxUnavailable(PipelineError):
@@ -75,8 +76,14 @@ class Sandbox:
                     cmd += ["--perms", "0755", "--dir", str(parent)]
         for d in _SYSTEM_DIRS:
             cmd += ["--ro-bind-try", d, d]
+        # /etc itself world-readable, or the files bound below are private to root
+        cmd += ["--perms", "0755", "--dir", "/etc"]
         for f in _SYSTEM_FILES:
             cmd += ["--ro-bind-try", f, f]
+        # Public CA certificates: an SDK client builds its TLS context when it is created,
+        # even for the fake served on loopback over plain HTTP (FakeAPI.serve).
+        for d in _CA_DIRS:
+            cmd += ["--ro-bind-try", d, d]
         for d in self.readonly:
             cmd += ["--ro-bind", d, d]
         work = str(scratch)

@@ -1,0 +1,913 @@
+# %% [markdown]
+# # Tier 2 — The same guards in LangGraph
+#
+# **Points:** 22 autograded (twelve test cells) + 3 written = 25.
+#
+# You have written the loop (Lab 1), retry (Lab 2), the budget (Lab 3), the loop guard
+# (Lab 4), the semantic cache (Lab 5) and the offloader (Lab 8) by hand. At work you will
+# meet them inside a framework. LangGraph models the loop as a graph: **nodes** are
+# functions that take the shared state and return an update, **edges** say which node runs
+# next, and a **reducer** per state key says how an update is merged. This notebook builds
+# each guard as a piece of a graph, runs it against the same fake API, and grades only
+# what the framework changes. For each guard it says what LangGraph takes off your hands
+# and what it leaves to you.
+#
+# LangGraph's model binding, `ChatAnthropic`, builds its own SDK client, so it cannot use
+# the fake's transport the way `api.client()` does. Instead the fake is **served on
+# loopback**: `with api.serve() as base_url:` runs it as a local HTTP server on
+# `127.0.0.1` for the length of the block, and `graphs.chat_model(base_url)` points
+# `ChatAnthropic` at it. Same replies, same 400s, same `api.requests` log. Nothing leaves
+# the machine.
+#
+# **You implement** (each section repeats the details)
+#
+# ```python
+# build_graph(llm, tools, *, checkpointer=None, approve=())  # -> compiled graph
+# run_or_resume(app, goal, *, thread_id)      # -> final answer text, or None when paused
+# should_retry(exc)                           # -> bool, the retry_on of a RetryPolicy
+# BudgetState                                 # TypedDict: messages, spent (adds up)
+# budget_route(state, *, limit_usd)           # -> "halt" | "tools" | END
+# loop_guard(state, *, repeat=3)              # -> state update: {}, a nudge, or a halt
+# cache_lookup(state, *, cache)               # -> state update; cache_route(state) -> str
+# cache_store(state, *, cache)                # -> {} after storing the answer
+# offloading_tools(tools, *, root, threshold=2000)  # -> a tool node function
+# artifact_reader(root)                       # -> the read_artifact tool function
+# ```
+#
+# Every graded cell has a visible check for the most likely mistake and **hidden tests**
+# that check more cases. Everything runs offline in a few seconds.
+
+# %%
+import json
+import operator
+import os
+import re
+import sqlite3
+import tempfile
+from collections import Counter
+from typing import Annotated, TypedDict
+
+import anthropic
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.errors import GraphRecursionError
+from langgraph.graph import END, START, MessagesState, StateGraph, add_messages
+from langgraph.prebuilt import ToolNode
+from langgraph.types import RetryPolicy
+
+from course.fakes import FakeAPI, Queue, Scripted
+from course.wire import Reply, message, text
+from course.worlds import graphs
+
+MODEL = graphs.MODEL
+NUDGE = ("You have made this exact tool call several times and it returned the same "
+         "result. Change your approach, or answer with what you have.")
+HALT = "halted: the same tool call kept repeating after a nudge"
+print("END is the string", repr(END))
+
+# %% [markdown]
+# ## 1. The loop as a graph, with a checkpointer
+#
+# Lab 1's loop is four decisions: call the model, stop on an answer, run *all* the tools of
+# a turn, answer them in *one* message. As a graph that is an `agent` node, a `tools` node
+# (`ToolNode`, which packs every result of a turn into the history for you), and a
+# conditional edge after `agent`: tools if the last message asks for any, else `END`.
+#
+# The real gain is the **checkpointer**. Compile the graph with one and LangGraph saves the
+# state after every step under a `thread_id`. If the process dies, a new process opens the
+# same SQLite file, asks the graph for that thread's state, and **continues** from the
+# step that did not finish. Without it, a crash at minute 39 of a 40-minute run throws all
+# 39 minutes away.
+#
+# ### The bug: resuming by starting again
+#
+# Here the run dies during its second model call (the fake drops the connection), after
+# the order lookup already ran. The "restart" below sends the goal again on the same
+# thread, the obvious thing to do. Count the lookups:
+
+# %%
+def demo_graph(llm, tools, checkpointer):
+    # the plain agent -> tools -> agent loop of Lab 1, compiled with a checkpointer
+    return graphs.unguarded_graph(llm, tools, checkpointer=checkpointer)
+
+
+db = os.path.join(tempfile.mkdtemp(), "runs.sqlite")
+shop, api = graphs.Shop(), FakeAPI(graphs.RefundModel(drop_at=2))
+config = {"configurable": {"thread_id": "ticket-7"}}
+with api.serve() as base_url:
+    saver = SqliteSaver(sqlite3.connect(db, check_same_thread=False))
+    app = demo_graph(graphs.chat_model(base_url), shop.tools(), saver)
+    try:
+        app.invoke({"messages": [HumanMessage(graphs.GOAL)]}, config)
+    except anthropic.APIConnectionError as err:
+        print("run died:", type(err).__name__, "| lookups so far:", shop.lookups)
+    print("checkpoint says the next step is", app.get_state(config).next)
+    # a new process: new connection, new graph, same file, same thread_id
+    app = demo_graph(graphs.chat_model(base_url),
+                     shop.tools(), SqliteSaver(sqlite3.connect(db, check_same_thread=False)))
+    app.invoke({"messages": [HumanMessage(graphs.GOAL)]}, config)
+print("lookups:", shop.lookups, "| refunds:", shop.refunds)
+
+# %% [markdown]
+# The checkpoint knew the next step was `agent`, with the lookup's result already in the
+# history. Sending the goal again appended a *new* user request after it, and the model
+# did what a model does with a fresh request: it started over and looked the order up a
+# second time. For a read that costs a call. For a write it is a second refund.
+#
+# To continue a thread, invoke it with **`None`** as the input: "no new input, carry on
+# from the checkpoint". `app.get_state(config).next` tells you whether the thread has a
+# step pending (a non-empty tuple) or is finished or new (empty).
+#
+# ### Human approval on a write
+#
+# A graph compiled with `interrupt_before=["node"]` stops *before* that node runs and
+# saves the state; the run is then paused, not dead. Invoking the thread with `None`
+# later runs the node. So route any turn that calls a write tool to its own tool node,
+# and interrupt before it: the write cannot happen until someone resumes. (Interrupting
+# *after* the node pauses too, but only once the money has moved.)
+#
+# **What LangGraph takes off your hands:** saving state after every step, resuming a
+# thread, pausing for a human without a process waiting. **What it leaves to you:** how
+# you resume (with `None`, not the goal again), which tools need approval, and where the
+# pause goes relative to the side effect.
+#
+# ### Implement
+#
+# * `build_graph(llm, tools, *, checkpointer=None, approve=())` returns the compiled
+#   graph. State: `MessagesState`. Nodes: `"agent"` calls `llm.bind_tools(tools)` on the
+#   messages and returns `{"messages": [reply]}`; `"tools"` and `"approved_tools"` are both
+#   `ToolNode(tools)`. After `agent`: `END` when the last message has no `tool_calls`,
+#   `"approved_tools"` when any of its calls names a tool in `approve`, else `"tools"`.
+#   Both tool nodes lead back to `agent`. Compile with `checkpointer=checkpointer` and
+#   `interrupt_before=["approved_tools"]`.
+# * `run_or_resume(app, goal, *, thread_id)` uses the config
+#   `{"configurable": {"thread_id": thread_id}}`. If the thread has a step pending, it
+#   continues it with `app.invoke(None, config)`; otherwise it starts it with
+#   `{"messages": [HumanMessage(goal)]}`. It returns `None` when the thread is left paused
+#   (a step still pending after the call), else the text of the last message as a `str`
+#   (`str(msg.text)`). Errors from the run (a dead connection) propagate unchanged.
+# * Resuming a paused approval **is** the approval: the next `run_or_resume` on that
+#   thread runs the write, once.
+
+# %% id="resume" kind="solution"
+def build_graph(llm, tools, *, checkpointer=None, approve=()):
+    """The Lab 1 loop as a graph: agent, tools, approved_tools (interrupted before)."""
+    ### BEGIN SOLUTION
+    model = llm.bind_tools(tools)
+
+    def call_model(state):
+        reply = model.invoke(state["messages"])
+        return {"messages": [reply]}
+
+    def after_agent(state):
+        calls = state["messages"][-1].tool_calls
+        if not calls:
+            return END
+        return "approved_tools" if any(c["name"] in approve for c in calls) else "tools"
+
+    graph = StateGraph(MessagesState)
+    graph.add_edge(START, "agent")
+    graph.add_node("agent", call_model)
+    graph.add_conditional_edges("agent", after_agent, ["tools", "approved_tools", END])
+    for name in ("tools", "approved_tools"):
+        graph.add_node(name, ToolNode(tools))
+        graph.add_edge(name, "agent")
+    return graph.compile(checkpointer=checkpointer, interrupt_before=["approved_tools"])
+    ### END SOLUTION
+
+
+def run_or_resume(app, goal, *, thread_id):
+    """Start the thread with goal, or continue it from its checkpoint if a step is pending.
+
+    Returns the final answer as a str, or None when the thread is paused at an approval.
+    """
+    ### BEGIN SOLUTION
+    config = {"configurable": {"thread_id": thread_id}}
+    if app.get_state(config).next:
+        out = app.invoke(None, config)
+    else:
+        out = app.invoke({"messages": [HumanMessage(goal)]}, config)
+    if app.get_state(config).next:
+        return None
+    return str(out["messages"][-1].text)
+    ### END SOLUTION
+
+# %% [markdown]
+# ### Graded: section 1
+#
+# Each cell serves its own fake, so it depends only on your functions.
+
+# %% id="resume_no_duplicate" kind="tests" points=3
+def crash_and_resume():
+    folder = tempfile.mkdtemp()
+    shop, api = graphs.Shop(), FakeAPI(graphs.RefundModel(drop_at=2))
+    with api.serve() as url:
+        def saver():
+            return SqliteSaver(sqlite3.connect(os.path.join(folder, "cp.sqlite"),
+                                               check_same_thread=False))
+        first = build_graph(graphs.chat_model(url), shop.tools(), checkpointer=saver())
+        try:
+            run_or_resume(first, graphs.GOAL, thread_id="t-1")
+        except anthropic.APIConnectionError:
+            pass
+        else:
+            raise AssertionError("the run did not die on the dropped connection; "
+                                 "let errors from app.invoke propagate")
+        again = build_graph(graphs.chat_model(url), shop.tools(), checkpointer=saver())
+        out = run_or_resume(again, graphs.GOAL, thread_id="t-1")
+    return shop, api, out
+
+
+shop, api, out = crash_and_resume()
+assert shop.lookups == ["A-1042"], (
+    f"lookup ran {len(shop.lookups)} times across the crash; resume with app.invoke(None, "
+    "config), not the goal again")
+### BEGIN HIDDEN TESTS
+assert shop.refunds == [("A-1042", 49.0)], f"refunds after resume: {shop.refunds}; expected one"
+assert out == graphs.ANSWER and type(out) is str, (
+    f"resumed run returned {out!r}; the final answer text as a str was expected")
+assert len(api.requests) == 4, (
+    f"{len(api.requests)} model calls; 2 before the crash (one dropped) and 2 after it")
+sent = api.requests[2]["messages"]
+assert [m["role"] for m in sent] == ["user", "assistant", "user"], (
+    f"the resumed request has roles {[m['role'] for m in sent]}; the checkpoint's history "
+    "(goal, tool call, tool result) must be sent unchanged")
+### END HIDDEN TESTS
+
+# %% id="approval_before_write" kind="tests" points=2
+from langgraph.checkpoint.memory import InMemorySaver
+
+shop, api = graphs.Shop(), FakeAPI(graphs.RefundModel())
+with api.serve() as url:
+    app = build_graph(graphs.chat_model(url), shop.tools(), checkpointer=InMemorySaver(),
+                      approve=("refund_order",))
+    paused = run_or_resume(app, graphs.GOAL, thread_id="t-2")
+    refunds_while_paused = list(shop.refunds)
+    done = run_or_resume(app, graphs.GOAL, thread_id="t-2")
+assert refunds_while_paused == [], (
+    f"the refund ran before approval ({refunds_while_paused}); interrupt BEFORE the tool "
+    "node that runs a write")
+assert shop.refunds == [("A-1042", 49.0)], (
+    f"after approval the refunds are {shop.refunds}; the write must run exactly once")
+### BEGIN HIDDEN TESTS
+assert paused is None, f"a paused thread must return None, got {paused!r}"
+assert shop.lookups == ["A-1042"], (
+    f"lookups {shop.lookups}: a read tool outside `approve` runs without a pause, once")
+assert done == graphs.ANSWER, f"after approval the run must finish with the answer; got {done!r}"
+assert len(api.requests) == 3, f"{len(api.requests)} model calls; lookup, refund, answer is 3"
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 2. Retry as a node policy
+#
+# In LangGraph you do not write Lab 2's loop: you attach
+# `RetryPolicy(max_attempts, initial_interval, backoff_factor, jitter, retry_on)` to a node
+# (`add_node(..., retry_policy=...)`) and a failed node runs again from the state it
+# started with. That is worth having: a retried node does not redo the steps before it.
+#
+# But read what the policy does with an API error. Its default `retry_on` retries every
+# exception that is not a plain Python error (`ValueError`, `OSError`, ...), and
+# `anthropic.BadRequestError` is none of those. So a **400**, a request that will fail
+# the same way every time, is retried:
+
+# %%
+api = FakeAPI(Queue([Reply.error(400, "messages: roles must alternate")] * 3))
+with api.serve() as url:
+    app = graphs.retry_graph(graphs.chat_model(url),
+                             RetryPolicy(max_attempts=3, initial_interval=0.001, jitter=False))
+    try:
+        app.invoke({"messages": [HumanMessage("hi")]})
+    except anthropic.BadRequestError:
+        pass
+print("a 400 was sent", len(api.requests), "times with the default retry_on")
+
+# %% [markdown]
+# And the wait. A 429 carries `retry-after`, the server's own estimate of when capacity
+# returns; Lab 2 waits that long. `RetryPolicy` never sees the response, so it waits its
+# own schedule: `initial_interval * backoff_factor ** k`, plus, with `jitter=True`, a
+# random **0 to 1 second** added whatever the interval (not a share of it, as in Lab 2):
+
+# %%
+import time  # noqa: E402
+
+when = []
+api = FakeAPI(Queue([Reply.error(429, retry_after=20), message([text("fine")])]))
+api.on_request(lambda body, response: when.append(time.monotonic()))
+with api.serve() as url:
+    app = graphs.retry_graph(graphs.chat_model(url),
+                             RetryPolicy(max_attempts=3, initial_interval=0.01, jitter=False))
+    app.invoke({"messages": [HumanMessage("hi")]})
+gap = when[1] - when[0]
+print("the server asked for 20 s; the retry came", "within 1 s" if gap < 1 else "later")
+policy = RetryPolicy(max_attempts=5, initial_interval=1.0, backoff_factor=2.0)
+print("waits of RetryPolicy(max_attempts=5, initial_interval=1.0):",
+      [policy.initial_interval * policy.backoff_factor ** k
+       for k in range(policy.max_attempts - 1)], "+ up to 1 s jitter each")
+
+# %% [markdown]
+# Two more things to keep: `ChatAnthropic` has its own SDK retries (2 by default); keep
+# them at `max_retries=0` (as `graphs.chat_model` does) or the two layers multiply. And if
+# `retry-after` matters to you (it does under a shared rate limit), you are back to
+# Lab 2's code inside the node.
+#
+# **What LangGraph takes off your hands:** the retry loop and the backoff schedule, per
+# node. **What it leaves to you:** which errors are worth retrying (`retry_on`), and
+# honouring `retry-after`.
+#
+# ### Implement
+#
+# `should_retry(exc) -> bool`, to pass as `retry_on`. It returns `True` for
+# `anthropic.RateLimitError` (429), for any `anthropic.APIStatusError` whose
+# `status_code` is 500 or above (500, 529 overloaded, ...), and for
+# `anthropic.APIConnectionError` (a dropped connection or a timeout). It returns `False`
+# for every other exception: any other 4xx (400, 401, 403, 404, 413, ...), and anything
+# that is not an API error (`ValueError`, `KeyError`, ...).
+
+# %% id="retry" kind="solution"
+def should_retry(exc):
+    """True when exc is worth another attempt: 429, 5xx, a lost connection."""
+    ### BEGIN SOLUTION
+    if isinstance(exc, anthropic.RateLimitError):
+        return True
+    if isinstance(exc, anthropic.APIStatusError):
+        return exc.status_code >= 500
+    return isinstance(exc, anthropic.APIConnectionError)
+    ### END SOLUTION
+
+# %% [markdown]
+# ### Graded: section 2
+#
+# The tests pass tiny intervals (`initial_interval=0.001`, no jitter), so nothing waits.
+
+# %% id="retries_429" kind="tests" points=1
+def attempts(replies, n=4):
+    api = FakeAPI(Queue(replies))
+    with api.serve() as url:
+        app = graphs.retry_graph(graphs.chat_model(url), RetryPolicy(
+            max_attempts=n, initial_interval=0.001, jitter=False, retry_on=should_retry))
+        try:
+            out = app.invoke({"messages": [HumanMessage("hi")]})
+        except anthropic.APIError as err:
+            return len(api.requests), type(err).__name__
+    return len(api.requests), str(out["messages"][-1].text)
+
+
+ok = message([text("fine")])
+made = attempts([Reply.error(429, retry_after=1), Reply.error(429, retry_after=1), ok])
+assert made == (3, "fine"), (
+    f"two 429s then a reply gave {made}; a 429 is rate limiting: retry it (expected 3 calls)")
+### BEGIN HIDDEN TESTS
+made = attempts([Reply.error(500), Reply.error(529), ok])
+assert made == (3, "fine"), f"500 then 529 then a reply gave {made}; 5xx must be retried"
+made = attempts([Reply.dropped(), ok])
+assert made == (2, "fine"), f"a dropped connection then a reply gave {made}; retry it"
+assert should_retry(ValueError("bad")) is False, "a ValueError is not an API error: False"
+### END HIDDEN TESTS
+
+# %% id="no_retry_400" kind="tests" points=2
+made = attempts([Reply.error(400, "bad request")] * 3 + [ok])
+assert made[0] == 1, (
+    f"a 400 was sent {made[0]} times; a 4xx other than 429 fails the same way again: "
+    "should_retry must return False")
+### BEGIN HIDDEN TESTS
+for status in (401, 403, 404, 413):
+    made = attempts([Reply.error(status)] * 3 + [ok])
+    assert made[0] == 1, f"a {status} was sent {made[0]} times; only 429 and 5xx are retried"
+assert should_retry(KeyError("x")) is False, "a KeyError is not worth a retry"
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 3. Budget in state
+#
+# In a graph the money spent so far is part of the state, and a node does not set it: it
+# returns what **it** spent. How that is merged is the key's **reducer**, written in the
+# type: `spent: Annotated[float, operator.add]` means "new value = old + update". A key
+# with no reducer keeps the last value written, so each model call would *overwrite* the
+# total with its own cost, and the total would never grow.
+#
+# A conditional edge after `agent` reads the total: over the limit it goes to a `halt`
+# node that writes a partial report and ends. A halt is a node, not an exception, so the
+# caller still gets a state back. The edge is the rule from Lab 3: stop **at** the limit
+# (`spent >= limit_usd`), because the next call is billed before anyone can check.
+#
+# **What LangGraph takes off your hands:** carrying the total between steps and routing on
+# it. **What it leaves to you:** the reducer (one word in a type) and the comparison.
+#
+# ### Implement
+#
+# * `BudgetState`: a `TypedDict` with `messages: Annotated[list, add_messages]` and
+#   `spent: Annotated[float, operator.add]`. A run starts with `spent` 0.0 and the
+#   `agent` node returns `{"messages": [reply], "spent": <this call's cost>}`.
+# * `budget_route(state, *, limit_usd)` returns `"halt"` when `state["spent"] >= limit_usd`
+#   (compared as floats, exactly like that); otherwise `"tools"` when the last message has
+#   `tool_calls`, else `END`.
+
+# %% id="budget" kind="solution"
+### BEGIN SOLUTION
+class BudgetState(TypedDict):
+    messages: Annotated[list, add_messages]
+    spent: Annotated[float, operator.add]
+
+
+def budget_route(state, *, limit_usd):
+    if state["spent"] >= limit_usd:
+        return "halt"
+    return "tools" if state["messages"][-1].tool_calls else END
+### END SOLUTION
+
+# %% [markdown]
+# Run it: a stuck model, $0.50 a call, a $2.00 limit. `graphs.budget_graph` wires
+# `agent -> budget_route -> tools | halt | END`, `tools -> agent`, and the agent node
+# charges `usd_per_call` on every call.
+
+# %%
+api = FakeAPI(Scripted(graphs.PlanModel(graphs.STUCK_PLAN, forever=True)))
+with api.serve() as url:
+    app = graphs.budget_graph(graphs.chat_model(url), [graphs.search_docs], BudgetState,
+                              budget_route, limit_usd=2.00, usd_per_call=0.50)
+    try:
+        out = app.invoke({"messages": [HumanMessage("refund policy?")], "spent": 0.0},
+                         {"recursion_limit": 40})
+        print(f"{len(api.requests)} model calls, spent ${out['spent']:.2f}:",
+              out["messages"][-1].content)
+    except NotImplementedError:
+        print("implement BudgetState and budget_route above")
+
+# %% [markdown]
+# ### Graded: section 3
+
+# %% id="reducer_adds" kind="tests" points=2
+def stuck_budget_run(limit, per_call):
+    api = FakeAPI(Scripted(graphs.PlanModel(graphs.STUCK_PLAN, forever=True)))
+    with api.serve() as url:
+        app = graphs.budget_graph(graphs.chat_model(url), [graphs.search_docs], BudgetState,
+                                  budget_route, limit_usd=limit, usd_per_call=per_call)
+        try:
+            out = app.invoke({"messages": [HumanMessage("q")], "spent": 0.0},
+                             {"recursion_limit": 60})
+        except GraphRecursionError:
+            raise AssertionError(
+                f"spent never reached ${limit:.2f} in {len(api.requests)} calls of "
+                f"${per_call:.2f}; spent must ADD (operator.add), not overwrite") from None
+    return out, len(api.requests)
+
+
+out, calls = stuck_budget_run(2.00, 0.50)
+assert out["spent"] == 0.50 * calls, (
+    f"after {calls} calls of $0.50 spent is {out['spent']}; the reducer must add the deltas")
+### BEGIN HIDDEN TESTS
+out, calls = stuck_budget_run(1.00, 0.25)
+assert out["spent"] == 0.25 * calls and out["spent"] >= 1.0, (
+    f"$0.25 a call gave spent {out['spent']} after {calls} calls; the total must be the sum")
+assert out["messages"][-1].content.startswith("stopped: budget"), "the halt node's report ends it"
+### END HIDDEN TESTS
+
+# %% id="routes_at_limit" kind="tests" points=2
+asks = AIMessage("", tool_calls=[{"name": "search_docs", "args": {"q": "x"}, "id": "t1"}])
+answer = AIMessage("done")
+got = budget_route({"messages": [asks], "spent": 2.0}, limit_usd=2.0)
+assert got == "halt", (
+    f"spent 2.00 against a 2.00 limit routed to {got!r}; halt AT the limit (spent >= limit)")
+### BEGIN HIDDEN TESTS
+got = budget_route({"messages": [asks], "spent": 1.99}, limit_usd=2.0)
+assert got == "tools", f"under the limit with a tool call routed to {got!r}, not 'tools'"
+got = budget_route({"messages": [answer], "spent": 0.5}, limit_usd=2.0)
+assert got == END, f"under the limit with an answer routed to {got!r}, not END"
+got = budget_route({"messages": [answer], "spent": 2.5}, limit_usd=2.0)
+assert got == "halt", f"over the limit routed to {got!r}, not 'halt'"
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 4. The loop guard as a node
+#
+# LangGraph has a step cap of its own: `recursion_limit` counts **supersteps** (every
+# round of node runs) and raises `GraphRecursionError` when the count is reached. It is
+# often quoted as 25 and called loop protection. Check both claims. First the default in
+# the version this course pins:
+
+# %%
+from langgraph._internal._config import DEFAULT_RECURSION_LIMIT  # noqa: E402
+
+print(f"default recursion_limit: {int(DEFAULT_RECURSION_LIMIT):,} supersteps, about "
+      f"{int(DEFAULT_RECURSION_LIMIT) // 2:,} model calls of a stuck agent -> tools loop")
+
+# %% [markdown]
+# So with the defaults nothing stops a stuck loop for thousands of model calls. Now set
+# the often-quoted 25 explicitly and run a stuck model, then an honest task that looks up
+# 14 different orders:
+
+# %%
+for name, plan, forever in (("stuck", graphs.STUCK_PLAN, True),
+                            ("14 lookups", graphs.lookup_plan(14), False)):
+    api = FakeAPI(Scripted(graphs.PlanModel(plan, forever=forever, answer="all delivered")))
+    with api.serve() as url:
+        app = graphs.unguarded_graph(graphs.chat_model(url),
+                                     [graphs.search_docs, graphs.lookup_order])
+        try:
+            app.invoke({"messages": [HumanMessage("go")]}, {"recursion_limit": 25})
+            print(f"{name}: finished after {len(api.requests)} model calls")
+        except GraphRecursionError:
+            print(f"{name}: GraphRecursionError after {len(api.requests)} model calls")
+
+# %% [markdown]
+# Both runs are stopped at the same place: 25 supersteps, 13 model calls. The stuck run
+# paid for 13 identical searches before it was stopped, and the honest run, which needs 15
+# model calls, was killed for being long. `recursion_limit` is a **step cap**: it bounds
+# cost, it cannot tell a loop from work. Keep it, set it from your longest legitimate run
+# (the default is far too high to bound cost), and put a real loop detector in the graph.
+#
+# Lab 4's guard becomes a `guard` node between `tools` and `agent`. Its first trip adds a
+# **nudge** to the state (the model reads it on its next call and may change course); if
+# the loop goes on after a nudge, the guard **halts**. Nudge first, halt second: a model
+# that was never told it is looping has had no chance to stop.
+#
+# **What LangGraph takes off your hands:** a place for the guard in every cycle, state to
+# keep its evidence in. **What it leaves to you:** the detection itself.
+#
+# ### Implement
+#
+# `loop_guard(state, *, repeat=3) -> dict` runs after every tools step, in a state with
+# `messages` and `halted` (`graphs.guarded_graph` wires `tools -> guard -> agent`, or
+# `END` once `halted` is true). A tool call's identity is its name and its arguments
+# (`json.dumps(args, sort_keys=True)`). Count the identity of every call in every
+# `AIMessage` of the history. If none of the calls of the **latest** `AIMessage` has been
+# made `repeat` times or more, return `{}`. Otherwise, if no `HumanMessage` in the history
+# has content equal to `NUDGE`, return `{"messages": [HumanMessage(NUDGE)]}`; if one
+# has, return `{"messages": [AIMessage(HALT)], "halted": True}`. `NUDGE` and `HALT` are
+# in the first code cell. Different calls never trip it, however many there are.
+
+# %% id="guard" kind="solution"
+def loop_guard(state, *, repeat=3):
+    """{} to go on, a nudge on the first trip, a halt when it trips after a nudge."""
+    ### BEGIN SOLUTION
+    def identity(call):
+        return call["name"], json.dumps(call["args"], sort_keys=True)
+
+    asked = [m for m in state["messages"] if isinstance(m, AIMessage)]
+    if not asked or not asked[-1].tool_calls:
+        return {}
+    seen = Counter(identity(c) for m in asked for c in m.tool_calls)
+    if max(seen[identity(c)] for c in asked[-1].tool_calls) < repeat:
+        return {}
+    nudged = any(isinstance(m, HumanMessage) and m.content == NUDGE
+                 for m in state["messages"])
+    if nudged:
+        return {"messages": [AIMessage(HALT)], "halted": True}
+    return {"messages": [HumanMessage(NUDGE)]}
+    ### END SOLUTION
+
+# %% [markdown]
+# ### Graded: section 4
+
+# %% id="nudge_then_halt" kind="tests" points=2
+def guarded_run(plan, forever, repeat=3):
+    api = FakeAPI(Scripted(graphs.PlanModel(plan, forever=forever, answer="all delivered")))
+    with api.serve() as url:
+        app = graphs.guarded_graph(graphs.chat_model(url),
+                                   [graphs.search_docs, graphs.lookup_order],
+                                   lambda s: loop_guard(s, repeat=repeat))
+        out = app.invoke({"messages": [HumanMessage("go")], "halted": False},
+                         {"recursion_limit": 100})
+    return out, api
+
+
+out, api = guarded_run(graphs.STUCK_PLAN, True)
+nudged = [i for i, r in enumerate(api.requests) if NUDGE in json.dumps(r["messages"])]
+assert nudged, (
+    f"the run ended after {len(api.requests)} model calls and none carried NUDGE; "
+    "nudge on the first trip, halt only if it trips again")
+### BEGIN HIDDEN TESTS
+assert len(api.requests) == 4 and nudged == [3], (
+    f"{len(api.requests)} model calls, nudge in requests {nudged}; expected the nudge after "
+    "the 3rd identical call and the halt after the 4th")
+assert out["halted"] is True and out["messages"][-1].content == HALT, (
+    "after the nudge the next repeat must halt with HALT and halted=True")
+out, api = guarded_run(graphs.STUCK_PLAN, True, repeat=2)
+assert len(api.requests) == 3, f"repeat=2: {len(api.requests)} model calls, expected 3"
+### END HIDDEN TESTS
+
+# %% id="distinct_calls_pass" kind="tests" points=1
+out, api = guarded_run(graphs.lookup_plan(14), False)
+assert out["messages"][-1].content == "all delivered", (
+    f"14 different lookups were stopped after {len(api.requests)} model calls; count "
+    "identical calls (name + args), not steps: a long task is not a loop")
+### BEGIN HIDDEN TESTS
+assert len(api.requests) == 15 and not out.get("halted"), "the 14-lookup task needs 15 calls"
+assert not any(NUDGE in json.dumps(r["messages"]) for r in api.requests), (
+    "a task with no repeated call must never be nudged")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 5. The semantic cache as a node in front of the agent
+#
+# Lab 5's cache sits in front of the model: a hit answers without a model call. In a graph
+# that is a `cache` node after `START` and a conditional edge: on a hit, straight to
+# `END`; on a miss, on to `agent`, and after it a `store` node saves the answer.
+#
+# The cache's `namespace` keeps one tenant's answers from another tenant. In a graph the
+# node only sees the state, so the tenant has to **be in the state** and the node has to
+# read it. A node that forgets and uses the default namespace serves one customer's answer
+# to every customer who asks the same words. The cache here (`graphs.ExactCache`) hits
+# only on the exact text, so this section is only about where the lookup sits and whose
+# it is.
+#
+# **What LangGraph takes off your hands:** skipping the rest of the graph on a hit.
+# **What it leaves to you:** carrying the tenant from the request to every lookup and store.
+#
+# ### Implement
+#
+# The state has `messages`, `tenant: str` and `cache_hit: bool`; `graphs.cached_graph`
+# wires `START -> cache -> (cache_route) -> agent | END`, `agent -> store -> END`.
+#
+# * `cache_lookup(state, *, cache)`: the question is the text of the last message. Call
+#   `cache.get(question, namespace=state["tenant"])`. On a hit (not `None`) return
+#   `{"messages": [AIMessage(hit)], "cache_hit": True}`, else `{"cache_hit": False}`.
+# * `cache_route(state)`: `END` when `state["cache_hit"]` is true, else `"agent"`.
+# * `cache_store(state, *, cache)`: store the text of the last `HumanMessage` as the
+#   question and the text of the last message as the answer, with
+#   `cache.put(question, answer, namespace=state["tenant"])`; return `{}`.
+
+# %% id="cache" kind="solution"
+def cache_lookup(state, *, cache):
+    """A hit answers from the cache for this state's tenant; a miss sets cache_hit False."""
+    ### BEGIN SOLUTION
+    question = str(state["messages"][-1].text)
+    hit = cache.get(question, namespace=state["tenant"])
+    if hit is None:
+        return {"cache_hit": False}
+    return {"messages": [AIMessage(hit)], "cache_hit": True}
+    ### END SOLUTION
+
+
+def cache_route(state):
+    """END on a hit, "agent" on a miss."""
+    ### BEGIN SOLUTION
+    return END if state["cache_hit"] else "agent"
+    ### END SOLUTION
+
+
+def cache_store(state, *, cache):
+    """Store the tenant's question and the model's answer; return {}."""
+    ### BEGIN SOLUTION
+    question = [m for m in state["messages"] if isinstance(m, HumanMessage)][-1]
+    cache.put(str(question.text), str(state["messages"][-1].text),
+              namespace=state["tenant"])
+    return {}
+    ### END SOLUTION
+
+# %% [markdown]
+# ### Graded: section 5
+
+# %% id="tenant_isolated" kind="tests" points=2
+def ask(cache, tenant, question, replies):
+    api = FakeAPI(Queue([message([text(r)]) for r in replies]))
+    with api.serve() as url:
+        app = graphs.cached_graph(graphs.chat_model(url),
+                                  lambda s: cache_lookup(s, cache=cache), cache_route,
+                                  lambda s: cache_store(s, cache=cache))
+        out = app.invoke({"messages": [HumanMessage(question)], "tenant": tenant,
+                          "cache_hit": False})
+    return str(out["messages"][-1].text), len(api.requests)
+
+
+cache = graphs.ExactCache()
+ask(cache, "acme", "What is my plan's seat limit?", ["Acme: 50 seats."])
+got, calls = ask(cache, "globex", "What is my plan's seat limit?", ["Globex: 12 seats."])
+assert got == "Globex: 12 seats.", (
+    f"globex was answered {got!r}, acme's cached answer; look up and store with "
+    "namespace=state['tenant']")
+### BEGIN HIDDEN TESTS
+assert calls == 1, f"globex's first question made {calls} model calls; a miss makes 1"
+assert ("What is my plan's seat limit?", "Acme: 50 seats.", "acme") in cache.puts, (
+    f"stores were {cache.puts}; acme's answer must be stored under namespace 'acme'")
+assert all(ns in ("acme", "globex") for _q, ns in cache.gets), (
+    f"lookups used namespaces {[ns for _q, ns in cache.gets]}; always the state's tenant")
+### END HIDDEN TESTS
+
+# %% id="hit_skips_model" kind="tests" points=1
+cache = graphs.ExactCache()
+ask(cache, "acme", "How do I rotate an API key?", ["Settings, then Keys, then Rotate."])
+got, calls = ask(cache, "acme", "How do I rotate an API key?", ["a second model answer"])
+assert calls == 0, (
+    f"a repeated question made {calls} model call(s); on a hit, cache_route must go to END")
+### BEGIN HIDDEN TESTS
+assert got == "Settings, then Keys, then Rotate.", f"the hit must answer the cached text; got {got!r}"
+got, calls = ask(cache, "acme", "How do I delete a user?", ["Admin, then Users."])
+assert (got, calls) == ("Admin, then Users.", 1), f"a new question must miss: {got!r}, {calls}"
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 6. Offloading in the tool node
+#
+# Lab 8 offloaded a big result inside each tool. In a graph every tool result passes
+# through one tool node, so offloading belongs **there**: wrap `ToolNode` in a node of
+# your own that replaces a long result with a pointer to a file. A tool someone adds next
+# month is then offloaded without anyone remembering to.
+#
+# Two things come with the move. First, the `read_artifact` tool now also runs through
+# that node; a window it reads back can itself be long, and offloading it again would
+# answer "read the file" with "read this other file". So `read_artifact` is exempt.
+# Second, `read_artifact` takes a path the **model** chose, and a tool result can tell the
+# model which path to choose. Lab 8's containment check must still hold: resolve the path
+# (`os.path.realpath`, so `..` and symlinks are followed) and accept it only if it is
+# inside the folder. A bare `startswith(root)` also accepts `root + "-evil/..."`.
+#
+# **What LangGraph takes off your hands:** one place every tool result passes.
+# **What it leaves to you:** what is offloaded, what is exempt, and containment.
+#
+# ### Implement
+#
+# * `artifact_reader(root)` returns a tool function
+#   `read_artifact(path: str, offset: int = 0, limit: int = 200) -> str` (keep that name,
+#   those parameters and a docstring: the model sees them). A relative `path` is taken
+#   inside `root`. If the resolved path is not inside the resolved `root`, it returns a
+#   string starting with `Error:` and reads nothing; so it does for a file that does not
+#   exist. Otherwise it returns lines `offset` to `offset + limit` of the file, joined
+#   with `"\n"`. It never raises (`ToolNode` passes a tool's exceptions up and the run
+#   would die).
+# * `offloading_tools(tools, *, root, threshold=2000)` returns a node function
+#   `state -> {"messages": [...]}` that runs `ToolNode(tools)` on the state, then, for
+#   every `ToolMessage` whose `name` is not `"read_artifact"` and whose content is longer
+#   than `threshold` characters, writes the content to a new file directly inside `root`
+#   and replaces the content with a pointer of at most `threshold` characters that holds
+#   the file's path and the word `read_artifact`. Results of `threshold` characters or
+#   fewer pass unchanged.
+
+# %% id="offload" kind="solution"
+def artifact_reader(root):
+    """The read_artifact tool for files under root; refuses every path outside it."""
+    ### BEGIN SOLUTION
+    base = os.path.realpath(root)
+
+    def read_artifact(path: str, offset: int = 0, limit: int = 200) -> str:
+        """Read lines offset..offset+limit of a tool output that was saved to a file."""
+        real = os.path.realpath(os.path.join(base, path))
+        if os.path.commonpath([real, base]) != base:
+            return f"Error: {path} is outside the artifact folder"
+        try:
+            with open(real, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except OSError as err:
+            return f"Error: cannot read {path}: {err.strerror}"
+        return "\n".join(lines[offset:offset + limit])
+
+    return read_artifact
+    ### END SOLUTION
+
+
+def offloading_tools(tools, *, root, threshold=2000):
+    """A tool node: runs the tools, and offloads every long result except read_artifact's."""
+    ### BEGIN SOLUTION
+    inner = ToolNode(tools)
+    os.makedirs(root, exist_ok=True)
+
+    def node(state):
+        out = inner.invoke(state)
+        for m in out["messages"]:
+            content = m.content if isinstance(m.content, str) else str(m.content)
+            if m.name == "read_artifact" or len(content) <= threshold:
+                continue
+            path = tempfile.mkstemp(prefix=f"{m.name}-", suffix=".txt", dir=root)[1]
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(content)
+            first = content.splitlines()[0][:200]
+            m.content = (f"[{m.name} returned {len(content)} characters, saved to {path}. "
+                         f"First line: {first!r}. Use read_artifact(path, offset, limit) "
+                         "to read a window.]")
+        return out
+
+    return node
+    ### END SOLUTION
+
+# %% [markdown]
+# Run it: the model asks for a 120-line shipping log, a tool the node was never told about.
+
+# %%
+root = tempfile.mkdtemp()
+plan = [("big_report", {"order_id": "A-1042"})]
+api = FakeAPI(Scripted(graphs.PlanModel(plan, answer="read the log")))
+with api.serve() as url:
+    tools = [graphs.big_report]
+    try:
+        app = graphs.tools_graph(graphs.chat_model(url), tools,
+                                 offloading_tools(tools, root=root))
+        app.invoke({"messages": [HumanMessage("what happened to A-1042?")]})
+        sent = api.requests[-1]["messages"][-1]["content"][0]["content"]
+        shown = re.sub(re.escape(root) + r"\S+?\.txt", "<path>", sent)  # the name is random
+        print(f"{len(graphs.big_report('A-1042')):,} characters became {len(sent)}: {shown}")
+    except NotImplementedError:
+        print("implement offloading_tools above")
+
+# %% [markdown]
+# ### Graded: section 6
+
+# %% id="later_tool_offloaded" kind="tests" points=2
+def offload_run(plan, tools, root, threshold=2000):
+    api = FakeAPI(Scripted(graphs.PlanModel(plan, answer="ok")))
+    with api.serve() as url:
+        node = offloading_tools(tools, root=root, threshold=threshold)
+        graphs.tools_graph(graphs.chat_model(url), tools, node).invoke(
+            {"messages": [HumanMessage("go")]})
+    return [r for body in api.requests for r in
+            [b for m in body["messages"] if m["role"] == "user" and isinstance(m["content"], list)
+             for b in m["content"] if b.get("type") == "tool_result"]][-len(plan):]
+
+
+root = tempfile.mkdtemp()
+sent = offload_run([("big_report", {"order_id": "A-1042"})], [graphs.big_report], root)
+full = graphs.big_report("A-1042")
+saved = [open(os.path.join(root, f), encoding="utf-8").read() for f in os.listdir(root)]
+assert full in saved and len(str(sent[0]["content"])) <= 2000, (
+    f"a {len(full)}-char result reached the model as {len(str(sent[0]['content']))} chars; "
+    "offload EVERY tool's long result in the node")
+### BEGIN HIDDEN TESTS
+pointer = str(sent[0]["content"])
+assert "read_artifact" in pointer and any(os.path.join(root, f) in pointer
+                                           for f in os.listdir(root)), (
+    "the pointer must name the saved file's path and read_artifact")
+
+
+def audit_log(day: str) -> str:
+    """The audit log of one day."""
+    return "\n".join(f"{day} event {i}" for i in range(400))
+
+
+def small(day: str) -> str:
+    """A short answer."""
+    return "x" * 2000
+
+
+root = tempfile.mkdtemp()
+sent = offload_run([("audit_log", {"day": "Mon"}), ("small", {"day": "Mon"})],
+                   [audit_log, small], root)
+assert len(str(sent[0]["content"])) <= 2000, "a tool added later must be offloaded too"
+assert sent[1]["content"] == "x" * 2000, "a result of exactly threshold chars passes unchanged"
+### END HIDDEN TESTS
+
+# %% id="containment_through_node" kind="tests" points=2
+root = os.path.join(tempfile.mkdtemp(), "artifacts")
+os.makedirs(root)
+os.makedirs(root + "-evil")
+with open(root + "-evil/secret.txt", "w") as f:
+    f.write("TOKEN=s3cr3t")
+reader = artifact_reader(root)
+plan = [("read_artifact", {"path": "../artifacts-evil/secret.txt"}),
+        ("read_artifact", {"path": root + "-evil/secret.txt"})]
+sent = offload_run(plan, [reader], root)
+leaked = [str(r["content"]) for r in sent if "s3cr3t" in str(r["content"])]
+assert not leaked, (
+    f"read_artifact returned a file outside root through the tool node ({len(leaked)} of 2); "
+    "resolve with realpath and check it is INSIDE root, not startswith")
+refusals = list(sent)
+with open(os.path.join(root, "log.txt"), "w") as f:
+    f.write("\n".join(f"line {i}" for i in range(3000)))
+sent = offload_run([("read_artifact", {"path": "log.txt", "offset": 10, "limit": 400})],
+                   [reader], root)
+window = str(sent[0]["content"])
+assert len(window) > 2000 and "line 200" in window, (
+    f"a 400-line window came back as {len(window)} chars: never offload read_artifact's "
+    "own result, or reading a file yields another file")
+### BEGIN HIDDEN TESTS
+assert all(str(r["content"]).startswith("Error:") for r in refusals), (
+    f"refusals must start with 'Error:'; got {[str(r['content'])[:40] for r in refusals]}")
+os.symlink(root + "-evil/secret.txt", os.path.join(root, "link.txt"))
+assert reader("link.txt").startswith("Error:"), "a symlink inside root pointing out must be refused"
+assert reader("missing.txt").startswith("Error:"), "a missing file is an Error: string, not a raise"
+assert window.startswith("line 10\nline 11") and window.endswith("line 409"), (
+    "read_artifact inside root must return lines offset..offset+limit")
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## Explain
+#
+# A refund graph checkpoints after every step. Its `tools` node runs two calls of one
+# turn: `lookup_order` (0.3 s), then `refund_order` for $180 (0.5 s), and the node's
+# state is saved when the node finishes, 0.8 s after it starts. The process is killed
+# 0.6 s into that node, and the run is resumed correctly, with `None`, from the SQLite
+# checkpoint.
+#
+# How many times has each tool run once the resumed run finishes, and how much money has
+# moved? Say which step the checkpoint resumed from and why. Then name one change that
+# makes the refund safe to resume, and what LangGraph gives you that this change can use.
+
+# %% [markdown] id="why_checkpoint_granularity" kind="manual" points=3
+# ### BEGIN SOLUTION
+# **Model answer.** The last saved state is the one *before* the `tools` node (the
+# model's reply with both tool calls). The kill at 0.6 s came after the refund started
+# (0.3 s) but before the node's state was saved (0.8 s), so resuming runs the whole `tools`
+# node again: `lookup_order` 2 times, `refund_order` 2 times, **$360** moved for a $180
+# refund. A checkpoint is saved per step, not per side effect, so a resumed step can
+# repeat work the dead process already did (at-least-once). Fix: make the write
+# idempotent with a key that survives the crash: the `tool_call_id` of the refund call is
+# in the checkpointed AI message and is the same on resume, so pass it to the payment
+# service as an idempotency key (or record "refund done for id X" before returning and
+# check it first). Putting the refund in its own node shrinks the window but does not
+# close it.
+#
+# **Mark scheme (3 points).**
+# * 1 — counts: both tools run twice, $360 moved (accept "refund twice" with the amount).
+# * 1 — mechanism: the state is saved after a step finishes, so the unfinished `tools`
+#   node is re-run from the checkpoint before it.
+# * 1 — fix: an idempotency key from the stable `tool_call_id` (or an equivalent record
+#   checked before the write); a smaller node alone is not enough.
+# ### END SOLUTION
