@@ -32,7 +32,6 @@ HERE = Path(__file__).resolve().parent
 
 c.CourseDirectory.course_id = "owning-the-agent-loop"
 c.CourseDirectory.assignment_id = ""
-c.CourseDirectory.assignments = {}
 # nbgrader's exchange (release_assignment, collect, release_feedback; students fetch and
 # submit through it): a folder that exists and every student can write to. Uncomment on a
 # shared machine or JupyterHub; `course export` writes the same folder into the student copy.

@@ -1,5 +1,7 @@
-"""Shared test setup: the network guard is on for the whole session, and one small class
-graded by ``course grade`` serves every test that reads what that command leaves."""
+"""Shared test setup: the network guard is on for the whole session, one small class graded
+by ``course grade`` serves every test that reads what that command leaves, and the test
+files that build an expensive fixture run on one worker when pytest-xdist spreads the suite
+(``./dev test`` runs ``-n 2 --dist loadgroup``)."""
 
 from __future__ import annotations
 
@@ -43,3 +45,23 @@ def graded_class(tmp_path_factory) -> tuple[Path, int, str]:
         mp.setattr("builtins.print", lambda *a, **k: lines.append(" ".join(map(str, a))))
         code = main(["--course-dir", str(course), "grade", "-j", "2"])
     return course, code, "\n".join(lines)
+
+
+#: Test files whose module- or session-scoped fixtures grade a class or a course: each group
+#: runs on one xdist worker, so no fixture is built twice.
+XDIST_GROUPS = {
+    "test_integrity": "integrity",
+    "test_sandbox_attacks": "attacks",
+    "test_hostile": "hostile",
+    "test_exchange": "exchange",
+    "test_cli": "graded_class",
+    "test_html_report": "graded_class",
+    "test_dask_grading": "graded_class",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        group = XDIST_GROUPS.get(item.module.__name__.rsplit(".", 1)[-1] if item.module else "")
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))

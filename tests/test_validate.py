@@ -154,11 +154,19 @@ def test_quick_engine_scores_cells_by_nbgraders_rule():
     assert got["miss"] == {("miss", False)}, "a replay miss escapes except Exception"
 
 
+#: Lab 1 mutants that fail Validate each a different way (an assertion, the API's 400, an
+#: escaped exception) and one it misses; bench/validate_engines.py compares every mutant.
+AGREE = ("split_results", "text_only_history", "tool_exception_escapes", "refusal_constant")
+
+
 @pytest.mark.slow
 def test_quick_engine_agrees_with_nbgrader_validate():
-    """Both engines on Lab 1's solution, stub and every mutant: the same verdicts."""
-    quick = validate.catch_rate(ROOT, LAB, jobs=2, engine="quick")
-    real = validate.catch_rate(ROOT, LAB, jobs=2, engine="nbgrader")
+    """Both engines on Lab 1's solution and four mutants: the same verdicts, the same error."""
+    found = {m.name: m for m in load_mutants(ROOT / "tests" / "mutants" / f"{LAB}.py")}
+    chosen = [found[n] for n in AGREE]
+    quick = validate.catch_rate(ROOT, LAB, jobs=2, mutants=chosen, engine="quick")
+    real = validate.catch_rate(ROOT, LAB, jobs=2, mutants=chosen, engine="nbgrader")
+    assert sorted(real.caught) == sorted(AGREE[:3]), "the chosen mutants no longer differ"
     assert quick.solution == real.solution
     assert {n: o.passed for n, o in quick.mutants.items()} == \
         {n: o.passed for n, o in real.mutants.items()}

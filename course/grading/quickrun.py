@@ -20,6 +20,7 @@ never run here: they are graded by nbgrader in the sandbox (:mod:`course.grading
 
 from __future__ import annotations
 
+import ast
 import gc
 import io
 import json
@@ -28,7 +29,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,22 +185,43 @@ def _run_one(shell: Any, cells: list[dict[str, Any]], cell_timeout: int
     return runs
 
 
-def _warm_up() -> None:
-    """Pay once what every notebook pays on its first run: imports and font loading.
+def imported_modules(sources: Iterable[str]) -> list[str]:
+    """The top-level modules the code in ``sources`` imports, in first-seen order (a cell
+    that does not parse, or a relative import, adds nothing)."""
+    found: dict[str, None] = {}
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found.update(dict.fromkeys(a.name for a in node.names))
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found[node.module] = None
+    return list(found)
 
-    Importing a module runs its top level, which sets up nothing a notebook's first cell
-    would not set up the same way, so each child still starts as a fresh kernel would.
+
+def _warm_up(modules: Sequence[str]) -> None:
+    """Pay once what every notebook pays on its first run: the imports its cells make, the
+    student side of ``course`` with them, and matplotlib's font loading.
+
+    Importing a module runs its top level, which sets up nothing a notebook's own import
+    would not set up the same way, so each child still starts as a fresh kernel would. A
+    module that fails to import is left for the notebook to fail on.
     """
     import importlib
     import pkgutil
 
-    import anthropic  # noqa: F401
-
     import course
 
-    for mod in pkgutil.walk_packages(course.__path__, "course."):
-        if not mod.name.startswith(("course.grading", "course.__main__")):
-            importlib.import_module(mod.name)
+    wanted = [*modules, *(m.name for m in pkgutil.walk_packages(course.__path__, "course.")
+                          if not m.name.startswith(("course.grading", "course.__main__")))]
+    for name in wanted:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001, S112 - the notebook will report it
+            continue
     try:  # matplotlib reads its font list on the first figure it draws
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -217,7 +239,9 @@ def _worker(job: Path) -> list[list[dict[str, Any]]]:
 
     import course.netguard as netguard
 
-    _warm_up()
+    spec = json.loads(job.read_text(encoding="utf-8"))
+    variants, cell_timeout = spec["variants"], int(spec["cell_timeout"])
+    _warm_up(imported_modules(c["source"] for cells in variants for c in cells))
     gc.freeze()  # children need not copy the warm objects to scan them for garbage
     netguard.install()
     from traitlets.config import Config
@@ -225,8 +249,6 @@ def _worker(job: Path) -> list[list[dict[str, Any]]]:
     config = Config({"HistoryManager": {"hist_file": ":memory:"}})  # as the kernel's
     shell = InteractiveShell.instance(config=config, xmode="Minimal", colors="NoColor")
     signal.signal(signal.SIGALRM, _on_alarm)
-    spec = json.loads(job.read_text(encoding="utf-8"))
-    variants, cell_timeout = spec["variants"], int(spec["cell_timeout"])
     results = []
     for i, cells in enumerate(variants):
         folder = job.parent / f"v{i}"
