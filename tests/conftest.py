@@ -1,7 +1,7 @@
 """Shared test setup: the network guard is on for the whole session, one small class graded
-by ``course grade`` serves every test that reads what that command leaves, and the test
-files that build an expensive fixture run on one worker when pytest-xdist spreads the suite
-(``./dev test`` runs ``-n 2 --dist loadgroup``)."""
+by ``course grade`` serves every test that reads what that command leaves, and when
+pytest-xdist spreads the suite over workers (``./dev test`` runs ``-n 2``) the test files
+that share an expensive fixture run on one worker, so it is built once."""
 
 from __future__ import annotations
 
@@ -47,8 +47,9 @@ def graded_class(tmp_path_factory) -> tuple[Path, int, str]:
     return course, code, "\n".join(lines)
 
 
-#: Test files whose module- or session-scoped fixtures grade a class or a course: each group
-#: runs on one xdist worker, so no fixture is built twice.
+
+#: Test files whose module- or session-scoped fixtures grade a class or a course. The files
+#: of one group run on one xdist worker; every other test is scheduled on its own.
 XDIST_GROUPS = {
     "test_integrity": "integrity",
     "test_sandbox_attacks": "attacks",
@@ -60,8 +61,15 @@ XDIST_GROUPS = {
 }
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        group = XDIST_GROUPS.get(item.module.__name__.rsplit(".", 1)[-1] if item.module else "")
-        if group:
-            item.add_marker(pytest.mark.xdist_group(group))
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """xdist's load-by-scope scheduler, with XDIST_GROUPS as the scopes. (Its own
+    ``--dist loadgroup`` marks have no effect under pytest 9: the node id they rewrite is
+    no longer the one reported.)"""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return XDIST_GROUPS.get(Path(nodeid.split("::", 1)[0]).stem, nodeid)
+
+    return ByGroup(config, log)
