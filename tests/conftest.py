@@ -60,6 +60,13 @@ XDIST_GROUPS = {
     "test_dask_grading": "graded_class",
 }
 
+#: Slow tests in a grouped file that use none of its shared fixtures: scheduled alone, so
+#: they need not wait behind the group.
+ON_THEIR_OWN = {
+    "tests/test_integrity.py::test_solutions_are_a_fresh_execution",
+    "tests/test_integrity.py::test_release_check_notices_a_hand_edit",
+}
+
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
@@ -70,6 +77,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
     class ByGroup(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
+            if nodeid in ON_THEIR_OWN:
+                return nodeid
             return XDIST_GROUPS.get(Path(nodeid.split("::", 1)[0]).stem, nodeid)
 
     return ByGroup(config, log)
