@@ -48,10 +48,15 @@ def graded_class(tmp_path_factory) -> tuple[Path, int, str]:
 
 
 
-#: Test files whose module- or session-scoped fixtures grade a class or a course. The files
-#: of one group run on one xdist worker; every other test is scheduled on its own.
+#: Tests whose module- or session-scoped fixture grades a class or a course, by file
+#: (``stem``) or by test function (``stem::name``). The tests of one group run on one xdist
+#: worker, so the fixture is built once; every other test is scheduled on its own.
 XDIST_GROUPS = {
-    "test_integrity": "integrity",
+    "test_integrity::test_the_real_grader_scores_as_it_must": "integrity_real",
+    "test_integrity::test_release_is_a_fresh_generation": "integrity_real",
+    "test_integrity::test_sample_scores_as_it_must": "integrity_quick",
+    "test_validate::test_every_notebook_meets_the_validate_catch_rate": "catch_rates",
+    "test_validate::test_catch_rate_on_the_release": "catch_rates",
     "test_sandbox_attacks": "attacks",
     "test_hostile": "hostile",
     "test_exchange": "exchange",
@@ -60,25 +65,24 @@ XDIST_GROUPS = {
     "test_dask_grading": "graded_class",
 }
 
-#: Slow tests in a grouped file that use none of its shared fixtures: scheduled alone, so
-#: they need not wait behind the group.
-ON_THEIR_OWN = {
-    "tests/test_integrity.py::test_solutions_are_a_fresh_execution",
-    "tests/test_integrity.py::test_release_check_notices_a_hand_edit",
-}
+
+def xdist_scope(nodeid: str) -> str:
+    """The scope a test is scheduled in: its group, or its own node id."""
+    path, _, name = nodeid.partition("::")
+    stem = Path(path).stem
+    return (XDIST_GROUPS.get(f"{stem}::{name.split('[', 1)[0]}")
+            or XDIST_GROUPS.get(stem) or nodeid)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """xdist's load-by-scope scheduler, with XDIST_GROUPS as the scopes. (Its own
+    """xdist's load-by-scope scheduler, with :func:`xdist_scope` as the scopes. (Its own
     ``--dist loadgroup`` marks have no effect under pytest 9: the node id they rewrite is
     no longer the one reported.)"""
     from xdist.scheduler import LoadScopeScheduling
 
     class ByGroup(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            if nodeid in ON_THEIR_OWN:
-                return nodeid
-            return XDIST_GROUPS.get(Path(nodeid.split("::", 1)[0]).stem, nodeid)
+            return xdist_scope(nodeid)
 
     return ByGroup(config, log)

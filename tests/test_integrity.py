@@ -22,12 +22,20 @@ ASSIGNMENTS = runner.assignments(ROOT)
 SAMPLES = [s for a in ASSIGNMENTS for s in mutation.samples(ROOT, a, "all")]
 #: Graded through the real grader (sandboxed kernels, nbgrader's gradebook): the solution,
 #: the stub and the first seeded bug of every notebook. Every sample, these included, is
-#: also judged from quick runs, and the two must give every cell the same score.
+#: also judged from quick runs.
 REAL = [s for a in ASSIGNMENTS for s in mutation.samples(ROOT, a, "first")]
 
 
 def _id(s: mutation.Sample) -> str:
     return f"{s.assignment}-{s.student}"
+
+
+def _graded_cells(assignment: str) -> set[str]:
+    """The grade ids of the autograded cells of ``assignment``'s source notebooks."""
+    return {c.metadata["nbgrader"]["grade_id"]
+            for path in sorted((ROOT / "source" / assignment).glob("*.ipynb"))
+            for c in runner.read_notebook(path).cells
+            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")}
 
 
 @pytest.fixture(scope="session")
@@ -56,20 +64,29 @@ def test_there_are_assignments():
     assert "lab01_tool_loop" in ASSIGNMENTS
 
 
+# The real grader and the quick runs are held to one expectation: over exactly the
+# notebook's autograded cells, every cell at 0 where the sample's bug must lose it and at
+# full points everywhere else. A sample that passes both tests therefore scored the same on
+# every cell under both engines; the two fixtures need not meet, so they are built on
+# separate xdist workers.
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("sample", SAMPLES, ids=map(_id, SAMPLES))
 def test_sample_scores_as_it_must(quick, sample):
-    problems = judge_cells(sample, quick[(sample.assignment, sample.student)])
+    cells = quick[(sample.assignment, sample.student)]
+    assert set(cells) == _graded_cells(sample.assignment), "a graded cell did not run"
+    problems = judge_cells(sample, cells)
     assert not problems, "\n".join(problems)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("sample", REAL, ids=map(_id, REAL))
-def test_the_real_grader_scores_as_it_must_and_as_the_quick_runs(verdicts, quick, sample):
+def test_the_real_grader_scores_as_it_must(verdicts, sample):
     v = verdicts[(sample.assignment, sample.student)]
     assert v.ok, "\n".join(v.problems)
-    real = {c.grade_id: (c.score or 0, c.max_score) for r in v.scores for c in r.cells if c.auto}
-    assert real == quick[(sample.assignment, sample.student)]
+    real = {c.grade_id for r in v.scores for c in r.cells if c.auto}
+    assert real == _graded_cells(sample.assignment), "the gradebook lacks a graded cell"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import site
 import sqlite3
@@ -125,10 +126,13 @@ def _echo(info):
     print("ECHO", info.raw_cell)
 get_ipython().events.register("pre_run_cell", _echo)
 ''',
-    # Echo the source of each line as it runs through a trace function.
+    # Echo the source of each line of cell code as it runs, through a trace function
+    # (library frames are skipped: echoing them adds nothing and runs past the time limit).
     "echo_settrace": '''
 import linecache, sys
 def _trace(frame, event, arg):
+    if "ipykernel_" not in frame.f_code.co_filename:
+        return None
     if event == "line":
         print("TRACE", linecache.getline(frame.f_code.co_filename, frame.f_lineno))
     return _trace
@@ -308,6 +312,15 @@ def test_echoed_hidden_tests_never_reach_feedback(attacked, student):
         assert scan_page(page, attacked["source"], mine) == []
         hidden = secret_lines(attacked["source"], solutions=False)
         assert not hidden & page_lines(page)
+    if student == "echo_syntax_error":
+        return  # its errors quote only each cell's first line, a visible one in this lab
+    # The attack is real: the instructor's graded copy shows hidden lines in its outputs.
+    graded = runner.read_notebook(course / "autograded" / student / LAB / NB)
+    shown = "\n".join(o.get("text", "") + "\n".join(o.get("traceback", []))
+                      for c in graded.cells if c.cell_type == "code" for o in c.outputs)
+    shown = re.sub(r"\x1b\[[0-9;]*m", "", shown)  # tracebacks come coloured
+    echoed = [ln for ln in secret_lines(attacked["source"], solutions=False) if ln in shown]
+    assert echoed, shown[-2000:]
 
 
 def test_feedback_scan_refuses_a_page_with_a_hidden_line(attacked, tmp_path):

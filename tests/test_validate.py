@@ -1,8 +1,10 @@
 """The Validate catch rate is measured, and it can fail.
 
-``course.grading.validate`` runs real ``nbgrader validate`` on release notebooks filled with
-mutated solutions. These tests run it on two Lab 1 mutants, then on a damaged copy of the
-release whose visible assertion for one of them was removed: the rate must drop.
+``course.grading.validate`` runs Validate on release notebooks filled with mutated
+solutions, by default through the quick engine. These tests measure every notebook in one
+batch, then a damaged copy of Lab 1's release whose visible assertion for one mutant was
+removed: the rate must drop. The quick engine is checked against real ``nbgrader validate``
+and against each of nbgrader's scoring rules.
 """
 
 from __future__ import annotations
@@ -20,6 +22,12 @@ from . import ROOT
 
 LAB = "lab01_tool_loop"
 PICKED = ("split_results", "no_step_cap")
+
+
+@pytest.fixture(scope="session")
+def rates() -> dict[str, validate.CatchRate]:
+    """Every notebook's catch rate, from one batch of quick runs (one worker start)."""
+    return {r.assignment: r for r in validate.catch_rates(ROOT, jobs=2)}
 
 
 @pytest.fixture(scope="module")
@@ -53,11 +61,27 @@ def test_rate_arithmetic_and_target():
     assert noisy.problems() == ["Validate warns on the solution: WARNING x"]
 
 
+def test_batched_catch_rates_give_each_assignment_its_own_outcomes(monkeypatch):
+    """One batch for many assignments: each outcome returns to the run it came from."""
+    def echo(root, runs, notebooks, jobs, engine):
+        return [validate.Outcome(name == "solution", (), f"{path.parent.name}/{name}")
+                for name, path, _ in runs]
+
+    monkeypatch.setattr(validate, "_validate_all", echo)
+    which = ["lab01_tool_loop", "lab04_loop_detector", "lab09_trajectory"]
+    got = validate.catch_rates(ROOT, which)
+    assert [r.assignment for r in got] == which
+    for rate in got:
+        assert rate.solution.passed and rate.mutants
+        for name, outcome in rate.mutants.items():
+            assert outcome.first_failure == f"{rate.assignment}/{name}"
+
+
 @pytest.mark.slow
-def test_catch_rate_on_the_release(mutants):
-    rate = validate.catch_rate(ROOT, LAB, jobs=2, mutants=mutants)
+def test_catch_rate_on_the_release(rates):
+    rate = rates[LAB]
     assert rate.solution.passed and rate.solution.warnings == (), rate.solution
-    assert rate.caught == list(PICKED), {n: o.first_failure for n, o in rate.mutants.items()}
+    assert set(PICKED) <= set(rate.caught), {n: rate.mutants[n].first_failure for n in PICKED}
 
 
 @pytest.mark.slow
@@ -89,11 +113,13 @@ def test_student_validate_is_quiet_without_the_instructor_side(tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("assignment", validate.select(ROOT, None))
-def test_every_notebook_meets_the_validate_catch_rate(assignment):
+def test_every_notebook_meets_the_validate_catch_rate(rates, assignment):
     """The student's own Validate button fails on at least 80% of the seeded bugs of every
-    notebook, and passes the solution without a warning (real nbgrader validate)."""
-    rate = validate.catch_rate(ROOT, assignment, jobs=2)
+    notebook, and passes the solution without a warning."""
+    rate = rates[assignment]
     assert rate.mutants, f"{assignment} has no mutants to measure"
+    assert set(rate.mutants) == {m.name for m in load_mutants(
+        ROOT / "tests" / "mutants" / f"{assignment}.py")}
     assert not rate.problems(), f"{rate.line()}: " + "; ".join(rate.problems())
 
 

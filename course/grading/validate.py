@@ -134,6 +134,46 @@ def quick_validate(notebooks: Sequence[nbformat.NotebookNode], root: Path,
     return [from_cells(cells) for cells in run_many(notebooks, root, jobs)]
 
 
+#: One Validate run to make: (mutant name or "solution", release notebook, the mutant).
+_Run = tuple[str, Path, Mutant | None]
+
+
+def _plan(root: Path, assignment: str, mutants: Sequence[Mutant] | None,
+          release_dir: Path | None) -> tuple[list[_Run], list[nbformat.NotebookNode]]:
+    """The runs a catch rate needs, and the notebook each one validates."""
+    rel = release_dir or root / "release" / assignment
+    chosen = list(mutants) if mutants is not None else load_mutants(
+        root / "tests" / "mutants" / f"{assignment}.py")
+    runs: list[_Run] = []
+    notebooks = []
+    for rel_nb in sorted(rel.glob("*.ipynb")):
+        src, released = read_notebook(root / "source" / assignment / rel_nb.name), \
+            read_notebook(rel_nb)
+        for name, mutant in [("solution", None), *((m.name, m) for m in chosen)]:
+            runs.append((name, rel_nb, mutant))
+            notebooks.append(submission(released, src, mutant))
+    return runs, notebooks
+
+
+def _collect(assignment: str, runs: Sequence[_Run], outcomes: Sequence[Outcome]
+             ) -> CatchRate:
+    result = CatchRate(assignment, Outcome(True, (), ""))
+    for (name, _, mutant), outcome in zip(runs, outcomes, strict=True):
+        if mutant is None:
+            result.solution = outcome
+        else:
+            result.mutants[name] = outcome
+    return result
+
+
+def _validate_all(root: Path, runs: Sequence[_Run], notebooks: Sequence[nbformat.NotebookNode],
+                  jobs: int, engine: Engine) -> list[Outcome]:
+    if engine == "quick":
+        return quick_validate(notebooks, root, jobs)
+    pairs = list(zip(runs, notebooks, strict=True))
+    return parallel(lambda p: run_validate(p[1], root, p[0][1].name), pairs, jobs)
+
+
 def catch_rate(root: Path, assignment: str, jobs: int = DEFAULT_JOBS,
                mutants: Sequence[Mutant] | None = None,
                release_dir: Path | None = None, engine: Engine = "quick") -> CatchRate:
@@ -142,33 +182,20 @@ def catch_rate(root: Path, assignment: str, jobs: int = DEFAULT_JOBS,
     ``release_dir`` (default ``root/release/<assignment>``) lets a test point the
     measurement at a damaged copy of the release; ``engine`` picks how Validate is run.
     """
-    rel = release_dir or root / "release" / assignment
-    chosen = list(mutants) if mutants is not None else load_mutants(
-        root / "tests" / "mutants" / f"{assignment}.py")
-    jobs_list: list[tuple[str, Path, Mutant | None]] = []
-    for rel_nb in sorted(rel.glob("*.ipynb")):
-        jobs_list.append(("solution", rel_nb, None))
-        jobs_list += [(m.name, rel_nb, m) for m in chosen]
-
-    def built(job: tuple[str, Path, Mutant | None]) -> nbformat.NotebookNode:
-        _, rel_nb, mutant = job
-        src = read_notebook(root / "source" / assignment / rel_nb.name)
-        return submission(read_notebook(rel_nb), src, mutant)
-
-    if engine == "quick":
-        outcomes = quick_validate([built(j) for j in jobs_list], root, jobs)
-    else:
-        outcomes = parallel(lambda j: run_validate(built(j), root, j[1].name), jobs_list, jobs)
-    result = CatchRate(assignment, Outcome(True, (), ""))
-    for (name, _, mutant), outcome in zip(jobs_list, outcomes, strict=True):
-        if mutant is None:
-            result.solution = outcome
-        else:
-            result.mutants[name] = outcome
-    return result
+    runs, notebooks = _plan(root, assignment, mutants, release_dir)
+    return _collect(assignment, runs, _validate_all(root, runs, notebooks, jobs, engine))
 
 
 def catch_rates(root: Path, which: Sequence[str] | None = None,
                 jobs: int = DEFAULT_JOBS, engine: Engine = "quick") -> list[CatchRate]:
-    """The catch rate of each chosen assignment (all by default)."""
-    return [catch_rate(root, a, jobs, engine=engine) for a in select(root, which)]
+    """The catch rate of each chosen assignment (all by default). Every notebook of every
+    assignment goes into one batch, so the quick engine's warm workers start only once."""
+    names = select(root, which)
+    plans = [_plan(root, a, None, None) for a in names]
+    runs = [r for p in plans for r in p[0]]
+    outcomes = _validate_all(root, runs, [nb for p in plans for nb in p[1]], jobs, engine)
+    rates, at = [], 0
+    for a, (mine, _) in zip(names, plans, strict=True):
+        rates.append(_collect(a, mine, outcomes[at:at + len(mine)]))
+        at += len(mine)
+    return rates
