@@ -128,7 +128,7 @@ class FakeAPI:
         server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         server.daemon_threads = True
         thread = threading.Thread(target=server.serve_forever, name="FakeAPI.serve",
-                                  kwargs={"poll_interval": 0.05}, daemon=True)
+                                  kwargs={"poll_interval": 0.005}, daemon=True)
         thread.start()
         host, port = server.server_address[:2]
         try:
