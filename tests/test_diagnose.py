@@ -69,3 +69,23 @@ def test_class_report_counts_students_per_diagnosed_bug():
     assert "  1  lab: looks like bug cap  (cy)" in text
     assert "dee" not in text.split("Diagnosed bugs")[1]
     assert "Diagnosed bugs" not in class_report([row("ann", {"x"})])
+
+
+def test_class_report_leaves_flagged_submissions_out_of_the_diagnoses():
+    """A flagged submission scores 0 until cleared; it is listed, not diagnosed as a bug
+    (as the HTML report does)."""
+    from course.grading.grade import CellScore, NotebookScore
+    from course.grading.report import class_report
+
+    def row(student, lost):
+        return NotebookScore(student, "lab", "lab", [
+            CellScore(g, 0 if g in lost else 2, 2, True) for g in ("x", "y")])
+
+    mutants = {"lab": [_mutant("split", {"x"})]}
+    rows = [row("ann", {"x"}), row("eve", {"x", "y"})]
+    plain = class_report(rows, mutants=mutants)
+    assert "eve" in plain.split("Diagnosed bugs")[1]
+    text = class_report(rows, {"eve/lab": ["builtin all replaced"]}, mutants)
+    diagnosed = text.split("Diagnosed bugs")[1].split("Submissions flagged")[0]
+    assert "(ann)" in diagnosed and "eve" not in diagnosed
+    assert "needs review: eve/lab: builtin all replaced" in text

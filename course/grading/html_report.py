@@ -23,7 +23,7 @@ from pathlib import Path
 from .diagnose import mutants_of
 from .grade import GradeRun, NotebookScore, load_runs, needs_review, scores
 from .mutation import Mutant
-from .report import diagnosed_students, diagnosis_of
+from .report import diagnosed_students, diagnosis_of, flagged_pairs
 
 #: Where ``course grade`` and ``course report`` write the page, inside the course folder.
 REPORT_PATH = Path("reports") / "class_report.html"
@@ -307,7 +307,7 @@ def render(rows: Iterable[NotebookScore], runs: Iterable[GradeRun] = (),
     mutants = dict(mutants or {})
     failed = {(r.student, r.assignment) for r in runs if not r.ok}
     rows = [r for r in rows if (r.student, r.assignment) not in failed]
-    flagged = {tuple(k.split("/", 1)) for k in reviews if "/" in k}
+    flagged = flagged_pairs(reviews)
     by_nb: dict[tuple[str, str], list[NotebookScore]] = defaultdict(list)
     for r in rows:
         by_nb[(r.assignment, r.notebook)].append(r)

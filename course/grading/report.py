@@ -62,10 +62,19 @@ def class_report(rows: Iterable[NotebookScore], reviews: dict[str, list[str]] | 
     with ``mutants`` (assignment -> its seeded bugs), the bug each student's lost cells look
     like, counted over the class; then every submission awaiting review for tampering."""
     rows = list(rows)
-    flagged = "".join(f"  needs review: {key}: {'; '.join(what[:5])}\n"
-                      for key, what in sorted((reviews or {}).items()))
-    return (_lost(rows) + (_diagnosed(rows, mutants) if mutants else "")
-            + (f"Submissions flagged for tampering:\n{flagged}" if flagged else ""))
+    listed = "".join(f"  needs review: {key}: {'; '.join(what[:5])}\n"
+                     for key, what in sorted((reviews or {}).items()))
+    # A flagged submission scores 0 until cleared: its lost cells say nothing about a bug.
+    flagged = flagged_pairs(reviews or {})
+    honest = [r for r in rows if (r.student, r.assignment) not in flagged]
+    return (_lost(rows) + (_diagnosed(honest, mutants) if mutants else "")
+            + (f"Submissions flagged for tampering:\n{listed}" if listed else ""))
+
+
+def flagged_pairs(reviews: dict[str, list[str]]) -> set[tuple[str, str]]:
+    """``(student, assignment)`` of each submission awaiting review (keys of
+    :func:`.grade.needs_review`, ``"student/assignment"``)."""
+    return {(k.split("/", 1)[0], k.split("/", 1)[1]) for k in reviews if "/" in k}
 
 
 def diagnosis_of(row: NotebookScore, mutants: Sequence[Mutant]) -> Diagnosis:
@@ -92,7 +101,8 @@ def _diagnosed(rows: list[NotebookScore], mutants: dict[str, list[Mutant]]) -> s
     who = diagnosed_students(rows, mutants)
     if not who:
         return ""
-    out = ["Diagnosed bugs (lost cells matched against each seeded bug's signature):"]
+    out = ["Diagnosed bugs (lost cells matched against each seeded bug's signature; "
+           "submissions awaiting review left out):"]
     for (assignment, text), names in who.items():
         shown = ", ".join(names[:5]) + (
             f", and {len(names) - 5} more" if len(names) > 5 else "")
