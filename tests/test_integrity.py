@@ -275,6 +275,14 @@ def test_student_export_holds_no_answer_and_no_hidden_test(tmp_path):
                    for p in files), "the instructor side of course/ went to students"
     config = (tmp_path / "student" / "nbgrader_config.py").read_text(encoding="utf-8")
     assert "grading" not in config and 'transport = "ipc"' in config
+    import tomllib
+
+    mine = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    theirs = tomllib.loads((tmp_path / "student" / "pyproject.toml").read_text(encoding="utf-8"))
+    assert mine["project"]["scripts"]["course"].startswith("course.grading")
+    assert "scripts" not in theirs["project"], "the copy declares a command it cannot run"
+    assert {k: v for k, v in mine["project"].items() if k != "scripts"} == theirs["project"]
+    assert mine["tool"] == theirs["tool"]
     secrets: set[str] = set()
     for a in ASSIGNMENTS:
         secrets |= integrity.secret_lines(

@@ -16,6 +16,9 @@ from pathlib import Path
 from .runner import CONFIG_FILE, PipelineError
 
 STUDENT_FILES = ("release", "course", "pyproject.toml", "environment.yml", "dev")
+#: Tables of ``pyproject.toml`` that name instructor code: the ``course`` command runs
+#: ``course.grading.cli``, which stays behind, so the copy declares no such command.
+INSTRUCTOR_TABLES = ("project.scripts",)
 # The student copy's nbgrader configuration: Validate only, nothing from course/grading/
 # (which stays behind). Kernels talk over IPC (no "running over TCP without encryption"
 # warning), start with the network guard on, and report errors in one line.
@@ -135,6 +138,20 @@ def write_student_lab_config(folder: Path) -> list[Path]:
     return [page, server]
 
 
+def student_pyproject(text: str) -> str:
+    """The copy's ``pyproject.toml``: the instructor's, less :data:`INSTRUCTOR_TABLES`
+    (each from its header to the next table)."""
+    out: list[str] = []
+    skipping = False
+    for line in text.splitlines(keepends=True):
+        header = line.strip()
+        if header.startswith("[") and not header.startswith("[["):
+            skipping = header.strip("[]").strip() in INSTRUCTOR_TABLES
+        if not skipping:
+            out.append(line)
+    return "".join(out)
+
+
 def export_student(root: Path, target: Path, exchange: str | None = None) -> list[Path]:
     """Copy what a student needs (release/ and the student side of the support package)
     into ``target``, a new or empty folder.
@@ -155,6 +172,10 @@ def export_student(root: Path, target: Path, exchange: str | None = None) -> lis
                 shutil.copytree(src, staging / name, ignore=_ignore)
             elif src.is_file():
                 shutil.copy2(src, staging / name)
+        project = staging / "pyproject.toml"
+        if project.is_file():
+            project.write_text(student_pyproject(project.read_text(encoding="utf-8")),
+                               encoding="utf-8")
         (staging / "README.md").write_text(STUDENT_README, encoding="utf-8")
         write_student_lab_config(staging)
         for where in (staging, staging / LAB_CONFIG_DIR):
