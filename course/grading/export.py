@@ -145,7 +145,7 @@ def student_pyproject(text: str) -> str:
     skipping = False
     for line in text.splitlines(keepends=True):
         header = line.strip()
-        if header.startswith("[") and not header.startswith("[["):
+        if header.startswith("["):  # a table or an array of tables ends the last one
             skipping = header.strip("[]").strip() in INSTRUCTOR_TABLES
         if not skipping:
             out.append(line)

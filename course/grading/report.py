@@ -74,7 +74,8 @@ def class_report(rows: Iterable[NotebookScore], reviews: dict[str, list[str]] | 
 def flagged_pairs(reviews: dict[str, list[str]]) -> set[tuple[str, str]]:
     """``(student, assignment)`` of each submission awaiting review (keys of
     :func:`.grade.needs_review`, ``"student/assignment"``)."""
-    return {(k.split("/", 1)[0], k.split("/", 1)[1]) for k in reviews if "/" in k}
+    return {(student, assignment) for student, sep, assignment in
+            (k.partition("/") for k in reviews) if sep}
 
 
 def diagnosis_of(row: NotebookScore, mutants: Sequence[Mutant]) -> Diagnosis:

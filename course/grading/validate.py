@@ -147,8 +147,8 @@ def _plan(root: Path, assignment: str, mutants: Sequence[Mutant] | None,
     runs: list[_Run] = []
     notebooks = []
     for rel_nb in sorted(rel.glob("*.ipynb")):
-        src, released = read_notebook(root / "source" / assignment / rel_nb.name), \
-            read_notebook(rel_nb)
+        src = read_notebook(root / "source" / assignment / rel_nb.name)
+        released = read_notebook(rel_nb)
         for name, mutant in [("solution", None), *((m.name, m) for m in chosen)]:
             runs.append((name, rel_nb, mutant))
             notebooks.append(submission(released, src, mutant))
