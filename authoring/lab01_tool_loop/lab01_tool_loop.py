@@ -298,14 +298,23 @@ out = weather.run(agent, weather.GOAL, calls, api)
 assert out == "It is 14C and raining in Paris.", (
     f"final answer should be the last reply's text, 'It is 14C and raining in Paris.'; got {out!r}")
 ### BEGIN HIDDEN TESTS
-assert calls.calls == [("get_capital", {"country": "France"}), ("get_weather", {"city": "Paris"})], (
-    f"tools ran as {calls.calls}; the trace must be get_capital(France) then get_weather(Paris)")
-assert len(api.requests) == 3, (
-    f"{len(api.requests)} model calls; two tool rounds and one answer make exactly 3")
-assert api.requests[0]["messages"][0]["content"] in (
+from course.observe import record
+
+rec = record(out=out, calls=calls.calls, requests=api.requests)
+### JUDGE
+from course.worlds import weather
+
+assert rec["out"] == "It is 14C and raining in Paris.", (
+    f"final answer should be the last reply's text; got {rec['out']!r}")
+trace = rec["calls"]
+assert trace == [["get_capital", {"country": "France"}], ["get_weather", {"city": "Paris"}]], (
+    f"tools ran as {trace}; the trace must be get_capital(France) then get_weather(Paris)")
+reqs = rec["requests"]
+assert len(reqs) == 3, f"{len(reqs)} model calls; two tool rounds and one answer make exactly 3"
+assert reqs[0]["messages"][0]["content"] in (
     weather.GOAL, [{"type": "text", "text": weather.GOAL}]), "the first message must be the goal"
-sent = [(r["model"], r["max_tokens"]) for r in api.requests]
-assert sent == [("claude-opus-5", 1024)] * 3, (
+sent = [[r.get("model"), r.get("max_tokens")] for r in reqs]
+assert sent == [["claude-opus-5", 1024]] * 3, (
     f"model calls used (model, max_tokens) {sent}; the spec says claude-opus-5 and 1024")
 ### END HIDDEN TESTS
 
@@ -320,10 +329,18 @@ assert kinds == ["text", "tool_use"], (
     f"assistant turn resent with blocks {kinds}, not [text, tool_use]: append ALL of "
     "reply.content, not just the text or just the tool calls")
 ### BEGIN HIDDEN TESTS
-assert kept[1]["id"] == "toolu_01CapitalFrance00000" and kept[0]["text"], (
+from course.observe import record
+
+rec = record(second=weather.assistant_blocks(api.requests[1]),
+             third=weather.assistant_blocks(api.requests[2]) if len(api.requests) > 2 else None)
+### JUDGE
+kept = rec["second"]
+assert [b.get("type") for b in kept] == ["text", "tool_use"], (
+    "the assistant turn must be resent with ALL of reply.content: [text, tool_use]")
+assert kept[1].get("id") == "toolu_01CapitalFrance00000" and kept[0].get("text"), (
     "the resent assistant turn must be the reply's own blocks, unchanged")
-later = weather.assistant_blocks(api.requests[2])
-assert later[:2] == kept, (
+later = rec["third"]
+assert later is not None and later[:2] == kept, (
     "the third request changed the first assistant turn; every earlier turn is resent as it was")
 ### END HIDDEN TESTS
 
@@ -338,8 +355,15 @@ assert len(carriers) == 1, (
     "message, or the transcript teaches the model to call tools one at a time "
     "(3 round trips instead of 1)")
 ### BEGIN HIDDEN TESTS
-assert len(api.requests) == 2, f"{len(api.requests)} model calls; one tool round + answer is 2"
-assert len(weather.tool_results(api.requests[1])) == 3, "all three results belong in that message"
+from course.observe import record
+
+rec = record(n_requests=len(api.requests), carriers=len(carriers),
+             results=weather.tool_results(api.requests[1]))
+### JUDGE
+assert rec["carriers"] == 1, (
+    f"tool results split across {rec['carriers']} user messages; answer all ids in ONE message")
+assert rec["n_requests"] == 2, f"{rec['n_requests']} model calls; one tool round + answer is 2"
+assert len(rec["results"]) == 3, "all three results belong in that message"
 ### END HIDDEN TESTS
 
 # %% id="every_id_answered" kind="tests" points=2
@@ -357,22 +381,26 @@ assert "toolu_01WeatherLima00000C" in ids, (
     "Lima's tool returned None and its tool_use id got no tool_result; answer EVERY id "
     "(None is sent as \"\")")
 ### BEGIN HIDDEN TESTS
-results = weather.tool_results(api.requests[1])
-order = [b["tool_use_id"] for b in results]
-assert order == ["toolu_01WeatherParis0000A", "toolu_01WeatherTokyo0000B",
-                 "toolu_01WeatherLima00000C"], (
-    f"answered ids {order}: one tool_result per tool_use id, in the order of the calls")
-assert results[2]["content"] == "", (
-    f"a tool that returned None is answered with content \"\"; got {results[2]['content']!r}")
+from course.observe import record
 
 
 def numbers(name, args):
     return 14 if name == "get_weather" else weather.dispatch(name, args)
 
 
+first = weather.tool_results(api.requests[1])
 api = weather.three_cities()
 weather.run(agent, weather.THREE_CITIES_GOAL, numbers, api)
-sent = [b["content"] for b in weather.tool_results(api.requests[1])]
+rec = record(none_case=first, int_case=weather.tool_results(api.requests[1]))
+### JUDGE
+results = rec["none_case"]
+order = [b.get("tool_use_id") for b in results]
+assert order == ["toolu_01WeatherParis0000A", "toolu_01WeatherTokyo0000B",
+                 "toolu_01WeatherLima00000C"], (
+    f"answered ids {order}: one tool_result per tool_use id, in the order of the calls")
+assert results[2].get("content") == "", (
+    f"a tool that returned None is answered with content \"\"; got {results[2].get('content')!r}")
+sent = [b.get("content") for b in rec["int_case"]]
 assert sent == ["14", "14", "14"], (
     f"a tool returning the int 14 must be sent as the text '14' (str(value)); got {sent}")
 ### END HIDDEN TESTS
@@ -391,11 +419,17 @@ assert first.get("is_error") is True, (
     f"failed tool answered with is_error={first.get('is_error')!r}; a tool that raised must be "
     "sent back with is_error=True so the model can react")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
+rec = record(out=out, failed=first,
+             fixed=weather.tool_results(api.requests[2]) if len(api.requests) > 2 else [])
+### JUDGE
+first = rec["failed"]
+assert first.get("is_error") is True, "a tool that raised must be sent back with is_error=True"
 assert "Pariss" in str(first.get("content")), "the error text should reach the model"
-assert out == "It is 14C and raining in Paris.", (
-    f"given the error, the model fixes the typo and answers; got {out!r}")
-ok = weather.tool_results(api.requests[2])[-1]
-assert ok.get("is_error") in (False, None), (
+assert rec["out"] == "It is 14C and raining in Paris.", (
+    f"given the error, the model fixes the typo and answers; got {rec['out']!r}")
+assert rec["fixed"] and rec["fixed"][-1].get("is_error") in (False, None), (
     "a tool that succeeded must not be marked is_error=True")
 ### END HIDDEN TESTS
 
@@ -413,8 +447,18 @@ assert out is None, (
     f"returned {out!r} for a reply cut off at max_tokens; truncated is HTTP 200 but not an "
     "answer: raise RuntimeError")
 ### BEGIN HIDDEN TESTS
-assert len(api.requests) == 1, (
-    f"{len(api.requests)} model calls; stop at the first reply that hit max_tokens")
+from course.observe import outcome, record
+
+again = weather.truncated()
+rec = record(first=out, n_requests=len(api.requests),
+             again=outcome(weather.run, agent, weather.GOAL, weather.dispatch, again))
+### JUDGE
+assert rec["first"] is None, "a reply cut off at max_tokens is not an answer: raise RuntimeError"
+assert rec["n_requests"] == 1, (
+    f"{rec['n_requests']} model calls; stop at the first reply that hit max_tokens")
+raised = rec["again"]["raised"]
+assert raised is not None and raised["type"] == "RuntimeError", (
+    f"a reply cut off at max_tokens must raise RuntimeError; got {rec['again']}")
 ### END HIDDEN TESTS
 
 # %% id="refusal_handled" kind="tests" points=1
@@ -432,11 +476,18 @@ except Exception as err:
 assert out == "refused: ", (
     f"a refusal with no blocks must return 'refused: ' (the marker, nothing after); got {out!r}")
 ### BEGIN HIDDEN TESTS
-reason = "I can't help with locating that person."
-api = weather.refusal(reason)
-out = weather.run(agent, weather.GOAL, weather.dispatch, api)
-assert out == "refused: " + reason, (
-    f"a refusal must return 'refused: ' + the refusal's own text; got {out!r}")
+from course.observe import outcome, record
+
+rec = record(empty=out, worded=outcome(
+    weather.run, agent, weather.GOAL, weather.dispatch,
+    weather.refusal("I can't help with locating that person.")))
+### JUDGE
+assert rec["empty"] == "refused: ", (
+    f"a refusal with no blocks must return 'refused: '; got {rec['empty']!r}")
+worded = rec["worded"]
+assert worded["raised"] is None, f"a refusal must never raise; it raised {worded['raised']}"
+assert worded["value"] == "refused: I can't help with locating that person.", (
+    f"a refusal must return 'refused: ' + the refusal's own text; got {worded['value']!r}")
 ### END HIDDEN TESTS
 
 # %% id="step_cap" kind="tests" points=2
@@ -462,9 +513,15 @@ def calls_until_cap(max_steps):
 made = calls_until_cap(5)
 assert made == 5, f"max_steps=5 made {made} model calls; the cap is exactly max_steps calls"
 ### BEGIN HIDDEN TESTS
-for cap in (1, 12):
-    made = calls_until_cap(cap)
-    assert made == cap, f"max_steps={cap} made {made} model calls; the cap is exactly {cap}"
+from course.observe import outcome, record
+
+rec = record(five=made, caps={cap: outcome(calls_until_cap, cap) for cap in (1, 12)})
+### JUDGE
+assert rec["five"] == 5, f"max_steps=5 made {rec['five']} model calls; the cap is exactly 5"
+for cap, made in rec["caps"].items():
+    assert made["raised"] is None, f"max_steps={cap}: {made['raised']['message']}"
+    assert made["value"] == int(cap), (
+        f"max_steps={cap} made {made['value']} model calls; the cap is exactly {cap}")
 ### END HIDDEN TESTS
 
 # %% [markdown]

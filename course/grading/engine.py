@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import json
+import secrets
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -22,12 +23,19 @@ from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 
-from . import probe
+from course.observe import RECORD_MIME
+
+from . import judge, probe
+from .markers import TestParts, test_parts
 from .runner import KERNEL_ARGS
+from .sanitize import sanitize
 
 #: Per-cell limit, as in ``nbgrader_config.py`` (``c.Execute.timeout``).
 CELL_TIMEOUT = 30
 STARTUP_TIMEOUT = 60
+#: Everything one notebook's kernel may print, in characters of JSON: past it, outputs
+#: are dropped (records included, so a cell that floods its output loses its record).
+MAX_NOTEBOOK_OUTPUT = 20_000_000
 
 
 @dataclass
@@ -163,9 +171,39 @@ def _where(cell: NotebookNode | None, index: int) -> str:
     return f"cell {gid}" if gid else f"cell {index + 1}"
 
 
+def _error_output(ename: str, message: str) -> NotebookNode:
+    """An error output the grader writes itself (nbgrader scores a cell holding one 0)."""
+    text = _printable(message)
+    return nbformat.v4.new_output("error", ename=_printable(ename)[:60] or "Error",
+                                  evalue=text, traceback=[f"{ename}: {text}"])
+
+
+def _printable(text: str, limit: int = 300) -> str:
+    """One line of plain printable text, at most ``limit`` characters."""
+    first = (str(text).splitlines() or [""])[0]
+    return "".join(ch if ch.isprintable() else "?" for ch in first)[:limit]
+
+
+@dataclass
+class CellVerdict:
+    """How the grader decided one test cell, from the protocol and the judge alone."""
+
+    grade_id: str
+    passed: bool
+    ename: str = ""  # the failure's exception name and message, as the student reads them
+    message: str = ""
+
+
 class GradingClient(NotebookClient):
-    """nbclient with a sandboxed kernel, a tamper probe before each graded test cell, and
-    failures that say what happened."""
+    """nbclient with a sandboxed kernel, in which the kernel observes and the grader judges.
+
+    Each graded test cell is sent as its visible checks and the record part of its hidden
+    region (never the judge), followed by one statement that emits the record with a nonce
+    chosen for that cell and this run. The cell passes only if its ``execute_reply`` says
+    ``ok``, it shows no value and writes nothing to stderr, exactly one record with that
+    nonce arrived, and the judge, run here on the record, finds nothing wrong. The test
+    cell's outputs are then the grader's alone. A tamper probe before each test cell flags
+    the submission for review; grades do not depend on it."""
 
     def __init__(self, nb: NotebookNode, job: Job, km: Any) -> None:
         super().__init__(nb, km=km, timeout=job.cell_timeout, allow_errors=True,
@@ -173,10 +211,44 @@ class GradingClient(NotebookClient):
                          record_timing=False, store_widget_state=False,
                          shutdown_kernel="immediate",
                          extra_arguments=[*KERNEL_ARGS, "--InteractiveShell.xmode=Minimal"])
+        self.on_cell_executed = self._keep_reply
         self.job = job
         self.timed_out: list[str] = []
         self.review: list[str] = []
+        self.verdicts: list[CellVerdict] = []
+        #: index of the first cell whose hidden record part entered the kernel
+        self.first_record: int | None = None
         self._current = "before the first cell"
+        self._reply: dict[str, Any] | None = None
+        self._records: list[Any] = []
+        self._testing = False
+        self._output_chars = 0
+        self._capped = False
+
+    def _keep_reply(self, cell: NotebookNode, cell_index: int,
+                    execute_reply: dict[str, Any] | None) -> None:
+        self._reply = execute_reply
+
+    def output(self, outs: list[NotebookNode], msg: dict[str, Any], display_id: str | None,
+               cell_index: int) -> NotebookNode | None:
+        content = msg.get("content") or {}
+        self._output_chars += len(json.dumps(content, default=str))
+        if self._output_chars > MAX_NOTEBOOK_OUTPUT:
+            if not self._capped:
+                self._capped = True
+                outs.append(nbformat.v4.new_output(
+                    "stream", name="stdout",
+                    text=f"[outputs past {MAX_NOTEBOOK_OUTPUT:,} characters dropped by the "
+                         "grader]\n"))
+            return None
+        data = content.get("data") or {}
+        if msg.get("msg_type") == "display_data" and RECORD_MIME in data:
+            if self._testing:
+                self._records.append(data[RECORD_MIME])
+            return None  # a record is the grader's to read, never a shown output
+        if display_id:
+            return None  # an output that could be rewritten later is not kept
+        return super().output(outs, msg, display_id, cell_index)
 
     async def _async_handle_timeout(self, timeout: int, cell: NotebookNode | None = None):
         self.timed_out.append(self._current)
@@ -240,19 +312,82 @@ class GradingClient(NotebookClient):
     async def _cells(self, baseline: dict[str, Any]) -> None:
         for index, cell in enumerate(self.nb.cells):
             self._current = _where(cell, index)
-            if is_test(cell):
-                found = probe.changes(baseline, await self._probe())
-                if not await self._canary():
-                    found.append("a failing assertion did not fail (errors are swallowed)")
-                for what in found:
-                    if what not in self.review:
-                        self.review.append(what)
-            try:
-                await self.async_execute_cell(cell, index)
-            except DeadKernelError:
-                code = self._exit_code()
-                raise GradeFailure(f"kernel died in {self._current} "
-                                   f"(exit code {code})") from None
+            if not is_test(cell):
+                await self._execute(cell, index)
+                continue
+            found = probe.changes(baseline, await self._probe())
+            if not await self._canary():
+                found.append("a failing assertion did not fail (errors are swallowed)")
+            for what in found:
+                if what not in self.review:
+                    self.review.append(what)
+            await self._test_cell(cell, index)
+
+    async def _execute(self, cell: NotebookNode, index: int) -> NotebookNode:
+        try:
+            return await self.async_execute_cell(cell, index)
+        except DeadKernelError:
+            code = self._exit_code()
+            raise GradeFailure(f"kernel died in {self._current} (exit code {code})") from None
+
+    async def _test_cell(self, cell: NotebookNode, index: int) -> None:
+        gid = _meta(cell).get("grade_id", f"cell {index + 1}")
+        parts = test_parts(cell.source, self._current)
+        nonce = secrets.token_hex(12)
+        sent = nbformat.from_dict(cell)
+        rec = "rec" if parts.record else "{}"
+        sent.source = (f"{parts.kernel}\n__import__('course.observe', fromlist=['emit'])"
+                       f".emit({rec}, {nonce!r})\n")
+        if parts.record and self.first_record is None:
+            self.first_record = index
+        self._reply, self._records, self._testing = None, [], True
+        try:
+            ran = await self._execute(sent, index)
+        finally:
+            self._testing = False
+        verdict = self._decide(gid, parts, ran, nonce)
+        self.verdicts.append(verdict)
+        cell.outputs = [] if verdict.passed else [_error_output(verdict.ename, verdict.message)]
+        cell.execution_count = ran.get("execution_count")
+        self.nb.cells[index] = cell
+
+    def _decide(self, gid: str, parts: TestParts, ran: NotebookNode, nonce: str
+                ) -> CellVerdict:
+        def fail(ename: str, why: str) -> CellVerdict:
+            return CellVerdict(gid, False, ename, why)
+
+        outputs = ran.get("outputs", [])
+        for out in outputs:
+            if out.get("output_type") == "error":
+                return fail(out.get("ename", "Error"), out.get("evalue", ""))
+        status = (self._reply or {}).get("content", {}).get("status")
+        if status != "ok":
+            return fail("GradingError", f"the cell ended with status {status!r}, not 'ok'")
+        if any(o.get("output_type") == "stream" and o.get("name") == "stderr" for o in outputs):
+            return fail("GradingError", "the test wrote to stderr; a graded cell that writes "
+                        "to stderr scores 0")
+        if any(o.get("output_type") == "execute_result" for o in outputs):
+            return fail("GradingError", "the test cell showed a value; a graded test cell "
+                        "shows nothing when it passes")
+        mine = [r for r in self._records if isinstance(r, dict) and r.get("nonce") == nonce]
+        if not mine:
+            return fail("GradingError", "the cell stopped before its last statement, with no "
+                        "error (was an exception such as BdbQuit or KeyboardInterrupt "
+                        "swallowed?)")
+        if len(mine) > 1 or len(self._records) > 1:
+            return fail("GradingError", "the cell sent more than one record; only the "
+                        "grader's own last statement sends one")
+        if not parts.judge:
+            return CellVerdict(gid, True)
+        record = mine[0].get("record")
+        if len(json.dumps(record, default=str)) > judge.MAX_RECORD_CHARS:
+            return fail("GradingError", f"the cell's record is over "
+                        f"{judge.MAX_RECORD_CHARS:,} characters")
+        try:
+            judge.run(parts.judge, record, gid)
+        except judge.JudgeFailed as exc:
+            return fail("AssertionError", str(exc))
+        return CellVerdict(gid, True)
 
     def _exit_code(self) -> str:
         proc = getattr(getattr(self.km, "provisioner", None), "process", None)
@@ -331,7 +466,7 @@ def grade_job(job: Job) -> Outcome:
                 # A kernel that fails to start is retried once.
                 if attempt == 2:
                     raise GradeFailure(f"kernel failed to start twice: {exc}") from None
-        executed = limit_output(client.nb)
+        executed = sanitize(limit_output(client.nb), client.first_record)
         if client.timed_out:
             # A timed-out cell scores 0 (its error output says so); the reason is kept.
             out.error = (f"timed out after {job.cell_timeout:g} s in "

@@ -2,6 +2,8 @@
 
 * source notebooks carry no outputs or execution counts;
 * nbgrader metadata is valid: unique grade ids, positive points, solution markers present;
+* every graded test cell is judged in the grader: its hidden region has a record part that
+  binds ``rec`` and asserts nothing, and a judge that reads only ``rec`` (:mod:`.judge`);
 * no solution line and no hidden-test line appears in ``release/`` or in ``course/``, and no
   solution's code appears there in any renaming (:mod:`.shapes`);
 * no instructor-only cell reaches ``release/``;
@@ -18,7 +20,7 @@ from pathlib import Path
 import nbformat
 
 from ..cassette import Cassette, CassetteError
-from . import markers, shapes
+from . import judge, markers, shapes
 from .authoring import INSTRUCTOR_TAG
 from .markers import SOLUTION_BEGIN
 from .runner import assignments, read_notebook
@@ -83,6 +85,10 @@ def check_source(path: Path, nb: nbformat.NotebookNode) -> list[Problem]:
             problems.append(Problem(where, f"graded cell {gid!r} needs positive points"))
         if meta.get("grade") and cell.cell_type == "code":
             has_auto = True
+            if not meta.get("solution"):
+                parts = markers.test_parts(cell.source, f"{path} cell {gid}")
+                problems += [Problem(where, p.split(": ", 1)[1])
+                             for p in judge.problems(parts, gid)]
         if meta.get("solution") and cell.cell_type == "code" and SOLUTION_BEGIN not in cell.source:
             problems.append(Problem(where, f"answer cell {gid!r} has no {SOLUTION_BEGIN} region"))
     if not has_auto:

@@ -16,6 +16,10 @@ SOLUTION_END = "### END SOLUTION"
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
 
+#: Inside a hidden-test region, the line that ends the part that runs in the kernel (it
+#: records what happened) and starts the judge, which runs in the grader's own process.
+JUDGE = "### JUDGE"
+
 #: Region name -> (begin marker, end marker).
 REGIONS: dict[str, tuple[str, str]] = {
     "solution": (SOLUTION_BEGIN, SOLUTION_END),
@@ -115,3 +119,53 @@ def answer_text(source: str, where: str = "<cell>") -> str:
 def strip_hidden(source: str, where: str = "<cell>") -> str:
     """The cell without its hidden-test regions (solution markers kept as they are)."""
     return without(source, drop=("hidden",), keep_markers_of=("solution",), where=where)
+
+
+@dataclass(frozen=True)
+class TestParts:
+    """A graded test cell cut where it runs.
+
+    ``kernel`` is what the student's kernel executes: the visible checks, then the record
+    part of the hidden region (which must bind ``rec``). ``judge`` runs in the grader on
+    that record. ``legacy`` is a hidden region with no :data:`JUDGE` line, which could only
+    run inside the kernel; ``has_hidden`` tells whether the cell has a hidden region at all.
+    """
+
+    kernel: str
+    judge: str
+    record: str
+    legacy: bool
+    has_hidden: bool
+
+
+def test_parts(source: str, where: str = "<cell>") -> TestParts:
+    """Split a test cell into its kernel part and its judge; raises :class:`MarkerError`
+    for a judge line outside a hidden region or given twice."""
+    kernel: list[str] = []
+    record: list[str] = []
+    judge: list[str] = []
+    judges = 0
+    hidden = False
+    for ln in split(source, where):
+        if ln.marker:
+            hidden = hidden or ln.region == "hidden"
+            continue
+        if ln.text.strip() == JUDGE:
+            if ln.region != "hidden":
+                raise MarkerError(f"{where}:{ln.number}: {JUDGE!r} outside a hidden-test "
+                                  "region")
+            judges += 1
+            if judges > 1:
+                raise MarkerError(f"{where}:{ln.number}: a second {JUDGE!r}; a cell has one "
+                                  "record part and one judge")
+            continue
+        if ln.region == "hidden" and judges:
+            judge.append(ln.text)
+            continue
+        if ln.region == "hidden":
+            record.append(ln.text)
+        kernel.append(ln.text)
+    legacy = hidden and not judges
+    if legacy:
+        record = []  # the old form: the whole hidden region ran in the kernel
+    return TestParts("\n".join(kernel), "\n".join(judge), "\n".join(record), legacy, hidden)

@@ -1,0 +1,93 @@
+"""Judges: the half of a hidden test that runs in the grader's process, on a record.
+
+A test cell's hidden region is written in two parts (see :mod:`.markers`)::
+
+    ### BEGIN HIDDEN TESTS
+    out = outcome(agent, ...)              # runs in the kernel: observe, never assert
+    rec = record(out=out, requests=api.requests)
+    ### JUDGE
+    assert rec["out"]["value"] == "...", "the message the student reads"
+    ### END HIDDEN TESTS
+
+The record part runs in the student's kernel and binds ``rec`` with :func:`course.observe.record`.
+The judge runs here, in a namespace holding only ``rec`` (plain JSON data), the builtins and
+what the judge imports itself; :func:`problems` proves that statically when a notebook is
+built, so a judge that works in a kernel-side quick run works here too.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Any
+
+from .markers import TestParts
+
+#: The one name a judge reads that it does not bind itself.
+RECORD_NAME = "rec"
+#: The largest record the grader accepts from a kernel, in characters of JSON.
+MAX_RECORD_CHARS = 4_000_000
+
+
+class JudgeFailed(AssertionError):
+    """A judge decided against the cell; the message is what the student reads."""
+
+
+def _bound(tree: ast.AST) -> set[str]:
+    """Every name the code binds anywhere: assignments, imports, defs, loop and
+    comprehension targets, handlers, parameters."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+            out.add(node.id)
+        elif isinstance(node, ast.alias):
+            out.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.add(node.name)
+    return out
+
+
+def problems(parts: TestParts, where: str) -> list[str]:
+    """What keeps this cell from being judged outside the kernel, one line each."""
+    if not parts.has_hidden:
+        return [f"{where}: no hidden part; every graded cell is judged in the grader "
+                f"(add a hidden region with a record part and a judge)"]
+    if parts.legacy:
+        return [f"{where}: the hidden region has no '### JUDGE' line, so its asserts would "
+                "run in the student's kernel"]
+    out = []
+    try:
+        record = ast.parse(parts.record)
+        judge = ast.parse(parts.judge)
+    except SyntaxError as exc:
+        return [f"{where}: {exc.msg} at hidden line {exc.lineno}"]
+    if any(isinstance(n, ast.Assert) for n in ast.walk(record)):
+        out.append(f"{where}: an assert in the record part; expectations belong in the judge")
+    if RECORD_NAME not in _bound(record):
+        out.append(f"{where}: the record part never binds {RECORD_NAME!r}")
+    known = _bound(judge) | {RECORD_NAME} | set(dir(builtins))
+    free = sorted({n.id for n in ast.walk(judge)
+                   if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - known)
+    if free:
+        out.append(f"{where}: the judge reads {', '.join(free)}, which only the kernel has; "
+                   f"a judge sees {RECORD_NAME!r} and what it imports")
+    if not any(isinstance(n, ast.Assert) for n in ast.walk(judge)):
+        out.append(f"{where}: the judge asserts nothing")
+    return out
+
+
+def run(judge: str, rec: Any, where: str) -> None:
+    """Run ``judge`` on ``rec``; raises :class:`JudgeFailed` with the student's message."""
+    code = compile(judge, f"<judge {where}>", "exec")
+    try:
+        exec(code, {"__builtins__": builtins, "__name__": "__judge__", RECORD_NAME: rec})
+    except AssertionError as exc:
+        raise JudgeFailed(str(exc) or "a hidden check failed") from None
+    except Exception as exc:  # noqa: BLE001 - a record the judge cannot read fails the cell
+        raise JudgeFailed(f"the recorded results could not be checked ({type(exc).__name__}: "
+                          f"{(str(exc).splitlines() or [''])[0][:160]}); the cell's "
+                          "functions returned something of an unexpected shape") from None

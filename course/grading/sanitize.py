@@ -1,0 +1,85 @@
+"""What an autograded notebook may hold once a submission has run.
+
+The autograded copy is what the formgrader shows an instructor and what feedback pages are
+made from, so it keeps nothing a submission could script or smuggle through:
+
+* test cells hold only the outputs the grader wrote (see :mod:`.engine`);
+* other code cells keep plain text only (streams, ``text/plain``, an error's name and
+  message), and only for cells that ran before any hidden record part entered the kernel:
+  what runs after that could carry what the kernel saw, in any encoding;
+* markdown written by the student (written answers, added cells) is shown as text: HTML is
+  escaped and script links are disabled; attachments are dropped;
+* raw cells become escaped text, and notebook-level widget state is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+from nbformat import NotebookNode
+
+#: Outputs a non-test cell may keep, and the one MIME type kept from rich outputs.
+_KEPT_MIME = "text/plain"
+_SCRIPT_URL = re.compile(r"(?i)\b(java|vb)\s*script\s*:|\bdata\s*:(?=[^)\s]*\))")
+
+
+def _meta(cell: NotebookNode) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def _is_test(cell: NotebookNode) -> bool:
+    m = _meta(cell)
+    return cell.cell_type == "code" and bool(m.get("grade")) and not m.get("solution")
+
+
+def plain_markdown(text: str) -> str:
+    """Markdown that renders as the student's words and nothing else: no HTML element, no
+    entity tricks, no ``javascript:`` or ``data:`` link."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;")
+    return _SCRIPT_URL.sub("blocked:", text)
+
+
+def _plain_outputs(outputs: list[NotebookNode]) -> list[NotebookNode]:
+    kept = []
+    for out in outputs:
+        kind = out.get("output_type")
+        if kind == "stream":
+            kept.append(nbformat.v4.new_output("stream", name=out.get("name", "stdout"),
+                                               text=str(out.get("text", ""))))
+        elif kind in ("execute_result", "display_data"):
+            text = (out.get("data") or {}).get(_KEPT_MIME)
+            if isinstance(text, str | list):
+                text = "".join(text) if isinstance(text, list) else text
+                kept.append(nbformat.v4.new_output("display_data", data={_KEPT_MIME: text}))
+        elif kind == "error":
+            ename = str(out.get("ename", "Error"))[:80]
+            evalue = str(out.get("evalue", ""))[:2000]
+            kept.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue,
+                                               traceback=[f"{ename}: {evalue}"]))
+    return kept
+
+
+def sanitize(nb: NotebookNode, first_record: int | None) -> NotebookNode:
+    """``nb`` made safe to show an instructor and a student (see the module docstring).
+
+    ``first_record`` is the index of the first cell whose hidden record part was sent to
+    the kernel (None if none was)."""
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code":
+            if not _is_test(cell):
+                late = first_record is not None and index >= first_record
+                cell.outputs = [] if late else _plain_outputs(cell.get("outputs", []))
+        elif cell.cell_type == "markdown":
+            locked = _meta(cell).get("locked") and not _meta(cell).get("solution")
+            if not locked:
+                cell.source = plain_markdown(cell.source)
+            cell.pop("attachments", None)
+        else:  # raw
+            cell = nbformat.v4.new_markdown_cell(
+                "```text\n" + cell.source.replace("```", "'''") + "\n```", id=cell.get("id"))
+        cells.append(cell)
+    nb.cells = cells
+    nb.metadata.pop("widgets", None)
+    return nb

@@ -1,0 +1,90 @@
+"""What a graded test cell records in the kernel, for the grader to judge outside it.
+
+A hidden test has two halves. The half that runs in the student's kernel only *observes*:
+it calls the student's functions and keeps what they returned or raised, what the fake API
+received and what the fake clock read, as plain JSON (:func:`record`). The other half, the
+judge, runs in the grader's own process on that record and decides the cell's points; it
+never enters the kernel, so no expected value, request shape or threshold is there to be
+read, echoed or rewritten.
+
+:func:`emit` hands a record to the grader as one ``display_data`` output of type
+:data:`RECORD_MIME`, tagged with a nonce the grader chose for that cell and that run. The
+grader appends the call as the cell's last statement, so a record with the right nonce
+also proves the cell ran to its end.
+
+Everything here is plain data handling; nothing in it knows what a right answer is.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+#: The MIME type of a record output. The grader takes exactly one per test cell.
+RECORD_MIME = "application/vnd.owning-the-agent-loop.record+json"
+
+
+def _plain(value: Any, depth: int = 0) -> Any:
+    """``value`` as JSON-ready data: tuples and sets become lists (sets sorted), SDK models
+    and dataclasses become dicts, exceptions become ``{"type", "message"}``, floats that
+    JSON cannot carry become strings; anything else becomes its ``repr``."""
+    if depth > 60:
+        return "<nested too deeply>"
+    if value is None or isinstance(value, bool | int | str):
+        return value if type(value) in (bool, int, str, type(None)) else _plain_subclass(value)
+    if isinstance(value, float):
+        return float(value) if math.isfinite(value) else repr(float(value))
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v, depth + 1) for v in value]
+    if isinstance(value, set | frozenset):
+        items = [_plain(v, depth + 1) for v in value]
+        return sorted(items, key=lambda x: json.dumps(x, sort_keys=True))
+    if isinstance(value, BaseException):
+        return {"type": type(value).__name__, "message": str(value)}
+    dump = getattr(value, "model_dump", None)  # the SDK's pydantic models
+    if callable(dump):
+        return _plain(dump(mode="json", exclude_none=False), depth + 1)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name), depth + 1)
+                for f in dataclasses.fields(value)}
+    return repr(value)
+
+
+def _plain_subclass(value: Any) -> Any:
+    """A ``str``/``int``/``bool`` subclass as its base value: a subclass may override
+    ``__eq__``, and the judge compares values, not objects."""
+    for base in (bool, int, str):
+        if isinstance(value, base):
+            return base(value)
+    return repr(value)
+
+
+def record(**values: Any) -> dict[str, Any]:
+    """The observations of one test cell as plain JSON data (see :func:`_plain`)."""
+    return json.loads(json.dumps({k: _plain(v) for k, v in values.items()}))
+
+
+def outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """Call ``fn`` and keep what happened: ``{"value": ..., "raised": None}`` or
+    ``{"value": None, "raised": {"type": ..., "message": ...}}``. ``NotImplementedError``
+    (the untouched stub) is let through, like everything that is not an ``Exception``."""
+    try:
+        value = fn(*args, **kwargs)
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - what it raised is the observation
+        return {"value": None, "raised": {"type": type(exc).__name__, "message": str(exc)}}
+    return {"value": _plain(value), "raised": None}
+
+
+def emit(rec: Mapping[str, Any], nonce: str) -> None:
+    """Hand ``rec`` to the grader as this cell's record, tagged with ``nonce``."""
+    from IPython.display import display
+
+    payload = {"nonce": nonce, "record": _plain(rec)}
+    display({RECORD_MIME: payload}, raw=True)
