@@ -10,6 +10,7 @@ answer cell and read back from the autograded notebook.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -165,6 +166,132 @@ get_ipython().set_custom_exc((AssertionError,), lambda *a, **k: None)
 }
 
 
+#: Answers that do no real work and try to earn points anyway. Each must score no more than
+#: CONTROL, a constant answer, and must do so on the judges alone: the score they would get
+#: with any review flag cleared is compared, so no grade depends on the tamper probe.
+CONTROL = '''
+def agent(goal, tools, dispatch, *, client, max_steps=12):
+    return "It is 14C and raining in Paris."
+'''
+FORGERS = {
+    "control": CONTROL,
+    # The first output of each test cell is an execute_result "ok": nbgrader's own rule
+    # stops at it, finds no number and gives full points.
+    "displayhook": '''
+import sys
+def agent(goal, tools, dispatch, *, client, max_steps=12):
+    sys.displayhook("ok")
+    return "It is 14C and raining in Paris."
+''',
+    # IPython swallows BdbQuit with no traceback: the cell ends with no error.
+    "bdbquit": '''
+import bdb
+def agent(goal, tools, dispatch, *, client, max_steps=12):
+    raise bdb.BdbQuit()
+''',
+    # Read the running test's source through the caller's frame, then rewrite its names
+    # (and any record) line by line so every `assert NAME == literal` holds; the trace
+    # removes itself after each cell.
+    "rewrite_frames": '''
+import ast, linecache, sys
+
+def _cell_frame():
+    f = sys._getframe(2)
+    while f is not None and "ipykernel_" not in f.f_code.co_filename:
+        f = f.f_back
+    return f
+
+def _wanted(frame):
+    want = {}
+    try:
+        tree = ast.parse("".join(linecache.getlines(frame.f_code.co_filename)))
+    except SyntaxError:
+        return want
+    for node in ast.walk(tree):
+        t = getattr(node, "test", None)
+        if isinstance(node, ast.Assert) and isinstance(t, ast.Compare) \\
+                and isinstance(t.left, ast.Name) and isinstance(t.comparators[0], ast.Constant):
+            want[t.left.id] = t.comparators[0].value
+    return want
+
+def agent(goal, tools, dispatch, *, client, max_steps=12):
+    frame = _cell_frame()
+    if frame is None:
+        return ""
+    want = _wanted(frame)
+    def tracer(f, event, arg):
+        if f is frame and event == "line":
+            f.f_globals.update(want)
+            rec = f.f_globals.get("rec")
+            if isinstance(rec, dict):
+                rec.update({k: v for k, v in want.items() if k in rec})
+        return tracer
+    frame.f_trace = tracer
+    sys.settrace(lambda *a: None)
+    def _off(*a):
+        sys.settrace(None)
+        get_ipython().events.unregister("post_run_cell", _off)
+    get_ipython().events.register("post_run_cell", _off)
+    return want.get("out", "It is 14C and raining in Paris.")
+''',
+    # Blind the tamper probe: shadow the exec its expression calls, and drop every error
+    # message on the kernel's own Session, reporting each reply as ok.
+    "blind_probe": '''
+import builtins
+_real_exec = builtins.exec
+
+def exec(source, globals=None, locals=None, /):
+    _real_exec(source, globals, locals)
+    if isinstance(globals, dict) and isinstance(globals.get("_r"), dict):
+        globals["_r"]["found"] = []
+
+_session = get_ipython().kernel.session
+_send = _session.send
+
+def _quiet(stream, msg_or_type, content=None, *args, **kwargs):
+    kind = msg_or_type if isinstance(msg_or_type, str) else msg_or_type["header"]["msg_type"]
+    if kind == "error":
+        return None
+    if kind == "execute_reply" and isinstance(content, dict):
+        content = dict(content, status="ok")
+    return _send(stream, msg_or_type, content, *args, **kwargs)
+
+_session.send = _quiet
+
+def agent(goal, tools, dispatch, *, client, max_steps=12):
+    return "It is 14C and raining in Paris."
+''',
+}
+#: A correct answer that copies every cell it can see into an earlier output, base64
+#: encoded (In[-1] holds the running test cell), and into its own prints.
+LEAK_MARK = "LEAK64:"
+LEAKER = '''
+import base64
+from IPython.display import display, update_display
+display("placeholder", display_id="leak")
+
+def agent(goal, tools, dispatch, *, client, max_steps=12):
+    seen = "\\n".join(get_ipython().user_ns["In"])
+    blob = "LEAK64:" + base64.b64encode(seen.encode()).decode()
+    update_display(blob, display_id="leak")
+    print(blob)
+    return _agent(goal, tools, dispatch, client=client, max_steps=max_steps)
+'''
+#: A correct answer whose outputs, written answer and extra cells try to run script in the
+#: instructor's browser (feedback page, formgrader).
+XSS = "document.title='XSS'"
+XSS_OUTPUTS = f'''
+from IPython.display import HTML, SVG, Javascript, display
+display(HTML("<img src=x onerror=\\"{XSS}\\"><script>{XSS}</script>"))
+display(Javascript("{XSS}"))
+display(SVG('<svg xmlns="http://www.w3.org/2000/svg"><script>{XSS}</script></svg>'))
+display(HTML('<iframe srcdoc="<script>parent.{XSS}</script>"></iframe>'))
+'''
+XSS_MARKDOWN = (f"<script>{XSS}</script> <img src=x onerror=\"{XSS}\"> "
+                f"[click](javascript:{XSS}) <iframe srcdoc='<script>{XSS}</script>'></iframe>")
+UNSAFE_ID = "<img src=x onerror=alert(1)>"
+
+
 def _tree_hash(folder: Path, skip: tuple[str, ...]) -> dict[str, str]:
     out = {}
     for p in sorted(folder.rglob("*")):
@@ -207,6 +334,28 @@ def attacked(tmp_path_factory):
                           "swallow_errors")
         _answer(nb).source = (solution + "\n" + text) if tamper else text
         put(name, nb)
+    for name, code in FORGERS.items():
+        nb = nbformat.from_dict(release)
+        _answer(nb).source = code
+        put(name, nb)
+    leaker = nbformat.from_dict(release)
+    _answer(leaker).source = solution.replace("def agent(", "def _agent(", 1) + LEAKER
+    put("leaker", leaker)
+    # A second notebook whose cell metadata is not nbgrader's crashed the feedback scan.
+    (course / "submitted" / "leaker" / LAB / "notes.ipynb").write_text(json.dumps(
+        {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+            {"cell_type": "code", "id": "x", "metadata": {"nbgrader": "x"}, "outputs": [],
+             "execution_count": None, "source": "print(1)"}]}))
+    xss = nbformat.from_dict(release)
+    _answer(xss).source = solution + "\n" + XSS_OUTPUTS
+    for cell in xss.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "why_one_message":
+            cell.source = XSS_MARKDOWN
+    xss.cells.append(nbformat.v4.new_markdown_cell(XSS_MARKDOWN))
+    xss.cells.append(nbformat.v4.new_raw_cell(f"<script>{XSS}</script>",
+                                              metadata={"format": "text/html"}))
+    put("xss", xss)
+    put(UNSAFE_ID, good)
     put("late_good", good)
     # Not an attack: a correct answer whose cell then fails with the notebook's own
     # exception class (IPython keeps it in sys.last_type); no review flag is due.
@@ -312,15 +461,13 @@ def test_echoed_hidden_tests_never_reach_feedback(attacked, student):
         assert scan_page(page, attacked["source"], mine) == []
         hidden = secret_lines(attacked["source"], solutions=False)
         assert not hidden & page_lines(page)
-    if student == "echo_syntax_error":
-        return  # its errors quote only each cell's first line, a visible one in this lab
-    # The attack is real: the instructor's graded copy shows hidden lines in its outputs.
+    # What the kernel could echo is the visible checks and the record parts; the judges
+    # never reach it (tests/test_judges.py), and no output of a test cell, or of any cell
+    # run after the first record part, is kept.
     graded = runner.read_notebook(course / "autograded" / student / LAB / NB)
     shown = "\n".join(o.get("text", "") + "\n".join(o.get("traceback", []))
                       for c in graded.cells if c.cell_type == "code" for o in c.outputs)
-    shown = re.sub(r"\x1b\[[0-9;]*m", "", shown)  # tracebacks come coloured
-    echoed = [ln for ln in secret_lines(attacked["source"], solutions=False) if ln in shown]
-    assert echoed, shown[-2000:]
+    assert not [ln for ln in secret_lines(attacked["source"], solutions=False) if ln in shown]
 
 
 def test_feedback_scan_refuses_a_page_with_a_hidden_line(attacked, tmp_path):
@@ -366,3 +513,61 @@ def test_an_honest_error_is_not_flagged(attacked):
     run, row = attacked["runs"]["honest_error"], attacked["rows"]["honest_error"]
     assert run.ok and not run.review, run.review
     assert row.auto_score == row.auto_max == 14
+
+
+def _unflagged_score(ctx, student: str) -> float:
+    """What the judges gave the submission, with any review flag cleared."""
+    nb = runner.read_notebook(ctx["course"] / "autograded" / student / LAB / NB)
+    return sum(v or 0 for v in grade.expected_scores(nb, flagged=False).values())
+
+
+def test_the_constant_answer_scores_nothing(attacked):
+    assert attacked["runs"]["control"].ok
+    assert _unflagged_score(attacked, "control") == 0
+
+
+@pytest.mark.parametrize("student", sorted(set(FORGERS) - {"control"}))
+def test_forgers_score_no_more_than_the_constant_answer(attacked, student):
+    run = attacked["runs"][student]
+    assert run.ok, run.error
+    scores = grade.expected_scores(runner.read_notebook(
+        attacked["course"] / "autograded" / student / LAB / NB), flagged=False)
+    assert _unflagged_score(attacked, student) <= _unflagged_score(attacked, "control"), scores
+    assert attacked["rows"][student].auto_score == 0
+
+
+def test_the_blinded_probe_is_still_flagged(attacked):
+    assert attacked["runs"]["blind_probe"].review, "the Session patch went unseen"
+
+
+def test_nothing_a_kernel_saw_reaches_the_autograded_copy_or_feedback(attacked):
+    course = attacked["course"]
+    assert attacked["rows"]["leaker"].auto_score == 14  # a correct answer keeps its points
+    graded = (course / "autograded" / "leaker" / LAB / NB).read_text()
+    assert LEAK_MARK not in graded
+    page = course / "feedback" / "leaker" / LAB / f"{LAB}.html"
+    refused = [e for e in attacked["feedback_errors"] if "/leaker/" in e]
+    assert page.is_file() and not refused, refused
+    assert LEAK_MARK not in page.read_text()
+
+
+def test_xss_submission_keeps_its_points_and_no_markup(attacked):
+    course = attacked["course"]
+    assert attacked["rows"]["xss"].auto_score == 14
+    for path in (course / "autograded" / "xss" / LAB / NB,
+                 course / "feedback" / "xss" / LAB / f"{LAB}.html"):
+        text = path.read_text()
+        for live in ("<script>document.title", 'onerror="document', "<iframe",
+                     "javascript:document", "<svg"):
+            assert live not in text, (path.name, live)
+        if path.suffix == ".html":
+            assert "Content-Security-Policy" in text.split("</head>", 1)[0]
+
+
+def test_an_unsafe_student_id_is_refused_and_the_rest_graded(attacked):
+    run = attacked["runs"][UNSAFE_ID]
+    assert not run.ok and "not a safe id" in run.error
+    assert UNSAFE_ID not in attacked["rows"]
+    db = sqlite3.connect(attacked["course"] / "gradebook.db")
+    found = db.execute("SELECT COUNT(*) FROM student WHERE id = ?", (UNSAFE_ID,)).fetchone()
+    assert found[0] == 0

@@ -70,7 +70,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         _write_report(root, None)
         return 0
     result = grade.grade_class(root, args.assignments, jobs=args.jobs, timeout=args.timeout,
-                               sandbox=not args.no_sandbox, scheduler=args.scheduler)
+                               sandbox=not args.no_sandbox, scheduler=args.scheduler,
+                               budget_factor=args.budget_factor)
     print(report.grade_table(result.rows, result.runs))
     seeded = {a: diagnose.mutants_of(root, a) for a in {r.assignment for r in result.rows}}
     print(report.class_report(result.rows, grade.needs_review(root), seeded))
@@ -221,7 +222,11 @@ def parser() -> argparse.ArgumentParser:
     rel.add_argument("--check", action="store_true", help="only report what is out of date")
     rel.add_argument("--no-solutions", action="store_true", help="skip executing solutions/")
     g = add("grade", cmd_grade, "autograde everything in submitted/")
-    g.add_argument("--timeout", type=float, default=600, help="seconds per submission")
+    g.add_argument("--timeout", type=float, default=600,
+                   help="the most seconds any one submission may take")
+    g.add_argument("--budget-factor", type=float, default=None,
+                   help="a submission may take this many times as long as the assignment's "
+                        "own solution took in the pre-flight (default 3, at least 60 s)")
     g.add_argument("--no-sandbox", action="store_true",
                    help="run grading kernels without the OS sandbox (a warning is printed)")
     g.add_argument("--scheduler", help="grade on a Dask cluster, e.g. tcp://HOST:8786")

@@ -28,6 +28,7 @@ from course.observe import RECORD_MIME
 from . import judge, probe
 from .markers import TestParts, test_parts
 from .runner import KERNEL_ARGS
+from .sanitize import nbgrader_meta as _meta
 from .sanitize import sanitize
 
 #: Per-cell limit, as in ``nbgrader_config.py`` (``c.Execute.timeout``).
@@ -77,10 +78,6 @@ class KernelStartFailure(GradeFailure):
     """The kernel did not come up; grading it once more may work."""
 
 
-def _meta(cell: NotebookNode) -> dict[str, Any]:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
-
-
 def is_test(cell: NotebookNode) -> bool:
     m = _meta(cell)
     return bool(m.get("grade")) and not m.get("solution") and cell.cell_type == "code"
@@ -115,6 +112,8 @@ def restore(sub: NotebookNode, source: NotebookNode) -> NotebookNode:
     A test cell the student deleted stays deleted (it then scores 0)."""
     by_id = {_meta(c)["grade_id"]: c for c in source.cells if _meta(c).get("grade_id")}
     for cell in sub.cells:
+        if not isinstance(cell.metadata.get("nbgrader", {}), dict):
+            cell.metadata.pop("nbgrader")  # not nbgrader's: the cell is ungraded
         gid = _meta(cell).get("grade_id")
         if not gid:
             continue

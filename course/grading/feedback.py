@@ -21,12 +21,9 @@ from traitlets import Bool
 
 from .integrity import secret_lines
 from .runner import read_notebook
+from .sanitize import nbgrader_meta as _meta
 
 _TAG = re.compile(r"<[^>]+>")
-
-
-def _meta(cell) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
 
 
 def _first_error(cell) -> str:
@@ -77,7 +74,9 @@ def own_lines(submitted: Path) -> set[str]:
             m = _meta(cell)
             if m.get("grade") and not m.get("solution"):
                 continue  # test cells are the instructor's, whatever the file says
-            out |= {" ".join(x.split()) for x in cell.source.split("\n")}
+            source = cell.get("source", "")
+            if isinstance(source, str):
+                out |= {" ".join(x.split()) for x in source.split("\n")}
     return out
 
 
@@ -87,23 +86,54 @@ def scan_page(page: Path, source: nbformat.NotebookNode, mine: set[str]) -> list
     return sorted(secret & page_lines(page))
 
 
+#: Sent with every feedback page, first thing in its head: no script of any origin runs,
+#: nothing is fetched; inline styles and inline images still show.
+CSP = ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
+       "base-uri 'none'; form-action 'none'; frame-src 'none'")
+_CSP_META = f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+
+
+def harden_page(page: Path) -> None:
+    """Put :data:`CSP` at the top of the page's ``<head>``, before anything that could run."""
+    text = page.read_text(encoding="utf-8", errors="replace")
+    if _CSP_META in text:
+        return
+    head = re.search(r"<head[^>]*>", text, re.IGNORECASE)
+    if head is None:
+        text = f"<head>{_CSP_META}</head>\n" + text
+    else:
+        text = text[:head.end()] + _CSP_META + text[head.end():]
+    page.write_text(text, encoding="utf-8")
+
+
 def scan_feedback(course_dir: Path) -> list[str]:
-    """One problem line per feedback page that shows a hidden-test or solution line."""
+    """One problem line per feedback page that shows a hidden-test or solution line, or that
+    could not be checked; every page that passes gets :func:`harden_page`."""
     problems = []
     root = course_dir / "feedback"
     sources: dict[tuple[str, str], nbformat.NotebookNode | None] = {}
     for page in sorted(root.glob("*/*/*.html")):
         student, assignment = page.parent.parent.name, page.parent.name
-        key = (assignment, page.stem)
-        if key not in sources:
-            src = course_dir / "source" / assignment / f"{page.stem}.ipynb"
-            sources[key] = read_notebook(src) if src.is_file() else None
-        if sources[key] is None:
+        where = page.relative_to(course_dir)
+        try:
+            key = (assignment, page.stem)
+            if key not in sources:
+                src = course_dir / "source" / assignment / f"{page.stem}.ipynb"
+                sources[key] = read_notebook(src) if src.is_file() else None
+            if sources[key] is None:
+                problems.append(f"{where} shows a notebook the course does not have, so it "
+                                "could not be checked")
+                continue
+            mine = own_lines(course_dir / "submitted" / student / assignment)
+            leaked = scan_page(page, sources[key], mine)
+        except Exception as exc:  # noqa: BLE001 - a page that cannot be checked is not kept
+            problems.append(f"{where} shows what could not be checked ({type(exc).__name__}: "
+                            f"{(str(exc).splitlines() or [''])[0][:120]})")
             continue
-        mine = own_lines(course_dir / "submitted" / student / assignment)
-        leaked = scan_page(page, sources[key], mine)
         if leaked:
-            problems.append(f"{page.relative_to(course_dir)} shows {len(leaked)} line(s) of "
+            problems.append(f"{where} shows {len(leaked)} line(s) of "
                             f"hidden tests or solutions, e.g. {leaked[0]!r}")
+            continue
+        harden_page(page)
     return problems
 

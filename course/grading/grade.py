@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 import shutil
 import time
 from collections.abc import Iterable, Sequence
@@ -37,6 +38,9 @@ from .runner import (
 REVIEWS_FILE = "reviews.json"
 #: How the last autograde of each submission went (the HTML class report reads it).
 RUNS_FILE = "grade_runs.json"
+#: What a student id may look like: it names folders and gradebook rows, and nbgrader's
+#: formgrader puts it into pages without escaping it.
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 #: The largest submission folder the grader copies into a kernel's scratch folder.
 MAX_SUBMISSION_BYTES = 50 * 1024**2
 
@@ -52,6 +56,15 @@ class GradeRun:
     seconds: float = 0.0
     review: list[str] = field(default_factory=list)
     sandboxed: bool = True
+
+
+def unsafe_id(student: str) -> str:
+    """Why ``student`` cannot be graded as an id ("" when it can)."""
+    if SAFE_ID.match(student):
+        return ""
+    return (f"student id {student!r} is not a safe id: it may hold letters, digits and "
+            "'._@+-', start with a letter or digit, and have at most 64 characters; rename "
+            "the folder under submitted/")
 
 
 def submissions(course_dir: Path) -> list[tuple[str, str]]:
@@ -109,9 +122,11 @@ def jobs_for(course_dir: Path, pairs: Sequence[tuple[str, str]], *, sandboxed: b
 
 def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
               jobs: int = DEFAULT_JOBS, timeout: float = 600, *, sandbox: bool = True,
-              scheduler: str | None = None, progress: bool = True) -> list[GradeRun]:
+              scheduler: str | None = None, progress: bool = True,
+              budgets: dict[str, float] | None = None) -> list[GradeRun]:
     """Autograde submissions on ``jobs`` worker processes (or the Dask cluster at
-    ``scheduler``) and write their grades into the gradebook from this process."""
+    ``scheduler``) and write their grades into the gradebook from this process.
+    ``budgets`` gives an assignment's wall-clock budget per submission (else ``timeout``)."""
     todo = list(pairs) if pairs is not None else submissions(course_dir)
     if not todo:
         raise PipelineError(f"no submissions under {course_dir / 'submitted'}; expected "
@@ -122,6 +137,8 @@ def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
         check_sandbox()
     _register_students(course_dir, sorted({s for s, _ in todo}))
     work = jobs_for(course_dir, todo, sandboxed=sandbox, timeout=timeout)
+    for job in work:
+        job.total_timeout = (budgets or {}).get(job.assignment, timeout)
     outcomes = pool.run(work, jobs, scheduler=scheduler, progress=progress)
     by_pair: dict[tuple[str, str], list[Outcome]] = {}
     for o in outcomes:
@@ -417,10 +434,16 @@ class ClassResult:
 
 def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
                 jobs: int = DEFAULT_JOBS, timeout: float = 600, sandbox: bool = True,
-                scheduler: str | None = None, progress: bool = True) -> ClassResult:
+                scheduler: str | None = None, progress: bool = True,
+                budget_factor: float | None = None) -> ClassResult:
     """Autograde every submission under ``submitted/`` (of ``which`` assignments, or all),
-    after recording the current source notebooks in the gradebook; then recompute every
-    score from the autograded notebooks and compare it with the gradebook."""
+    after a pre-flight that grades each assignment's own solution the same way (it stops,
+    writing nothing, if the solution loses a point) and after recording the current source
+    notebooks in the gradebook; then recompute every score from the autograded notebooks
+    and compare it with the gradebook. Each submission may take ``budget_factor`` times
+    the solution's time here (:mod:`.preflight`), never more than ``timeout`` seconds."""
+    from .preflight import BUDGET_FACTOR, preflight
+
     pairs = submissions(course_dir)
     if which:
         select(course_dir, which)
@@ -431,10 +454,22 @@ def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
     unknown = sorted({a for _, a in pairs} - set(assignments(course_dir)))
     if unknown:
         raise PipelineError(f"submissions for unknown assignment(s): {', '.join(unknown)}")
-    refresh_gradebook(course_dir, sorted({a for _, a in pairs}))
+    refused = [GradeRun(s, a, ok=False, error=unsafe_id(s), sandboxed=sandbox)
+               for s, a in pairs if unsafe_id(s)]
+    pairs = [(s, a) for s, a in pairs if not unsafe_id(s)]
+    names = sorted({a for _, a in pairs})
     start = time.monotonic()
+    if sandbox and not scheduler:
+        from .sandbox import check_sandbox
+
+        check_sandbox()
+    flight = preflight(course_dir, names, jobs=jobs, sandboxed=sandbox, scheduler=scheduler)
+    factor = BUDGET_FACTOR if budget_factor is None else budget_factor
+    budgets = {a: flight.budget(a, factor, timeout) for a in names}
+    refresh_gradebook(course_dir, names)
     runs = autograde(course_dir, pairs, jobs=jobs, timeout=timeout, sandbox=sandbox,
-                     scheduler=scheduler, progress=progress)
+                     scheduler=scheduler, progress=progress, budgets=budgets) if pairs else []
+    runs += refused
     took = time.monotonic() - start
     save_runs(course_dir, runs)
     wanted = set(pairs)

@@ -24,12 +24,14 @@ _KEPT_MIME = "text/plain"
 _SCRIPT_URL = re.compile(r"(?i)\b(java|vb)\s*script\s*:|\bdata\s*:(?=[^)\s]*\))")
 
 
-def _meta(cell: NotebookNode) -> dict:
-    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+def nbgrader_meta(cell) -> dict:
+    """A cell's nbgrader metadata; {} when a submission put something else there."""
+    meta = cell.get("metadata", {}).get("nbgrader") if isinstance(cell, dict) else None
+    return meta if isinstance(meta, dict) else {}
 
 
 def _is_test(cell: NotebookNode) -> bool:
-    m = _meta(cell)
+    m = nbgrader_meta(cell)
     return cell.cell_type == "code" and bool(m.get("grade")) and not m.get("solution")
 
 
@@ -72,7 +74,8 @@ def sanitize(nb: NotebookNode, first_record: int | None) -> NotebookNode:
                 late = first_record is not None and index >= first_record
                 cell.outputs = [] if late else _plain_outputs(cell.get("outputs", []))
         elif cell.cell_type == "markdown":
-            locked = _meta(cell).get("locked") and not _meta(cell).get("solution")
+            meta = nbgrader_meta(cell)
+            locked = meta.get("locked") and not meta.get("solution")
             if not locked:
                 cell.source = plain_markdown(cell.source)
             cell.pop("attachments", None)

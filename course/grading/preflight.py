@@ -1,0 +1,107 @@
+"""Pre-flight: before a class is graded, grade each assignment's own solution the same way.
+
+If the instructor's solution does not score full marks in this environment and sandbox
+(a kernel that cannot import ``course``, a missing package, a sandbox that cannot start),
+every student would score 0 for the same reason; so grading stops before the first student,
+names that reason and writes nothing. The solution's run time also sets each submission's
+wall-clock budget (:func:`budget`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from . import pool
+from .build import solution_notebook
+from .engine import Job
+from .runner import PipelineError
+
+#: A submission may take this many times as long as the solution took here...
+BUDGET_FACTOR = 3.0
+#: ...but never less than this many seconds (kernel start and machine noise included).
+BUDGET_FLOOR = 60.0
+
+
+@dataclass(frozen=True)
+class Preflight:
+    """How long each assignment's solution took to grade here, in seconds."""
+
+    seconds: dict[str, float]
+
+    def budget(self, assignment: str, factor: float = BUDGET_FACTOR,
+               ceiling: float = 600.0) -> float:
+        """The wall-clock budget of one submission of ``assignment``."""
+        took = self.seconds.get(assignment, ceiling)
+        return min(ceiling, max(BUDGET_FLOOR, factor * took))
+
+
+def _hint(message: str) -> str:
+    if "No module named 'course" in message:
+        return (" (the sandboxed kernel cannot import the support package: check that this "
+                "environment's install of it points at this checkout, `pip install -e .`)")
+    return ""
+
+
+def solution_jobs(course_dir: Path, assignments: Sequence[str], *, sandboxed: bool
+                  ) -> list[Job]:
+    """One job per source notebook, its submission the instructor's own solution (with the
+    assignment's other files beside it, as a release has them), graded as a student's is."""
+    from .grade import cell_timeout
+    from .sandbox import default_sandbox, trusted_roots
+
+    sb = default_sandbox()
+    out = []
+    for a in assignments:
+        folder = course_dir / "source" / a
+        extra = {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+                 if p.is_file() and not p.is_symlink() and p.suffix != ".ipynb"}
+        for path in sorted(folder.glob("*.ipynb")):
+            source = path.read_text(encoding="utf-8")
+            sol = solution_notebook(nbformat.reads(source, as_version=4))
+            files = {**extra, path.name: nbformat.writes(sol).encode()}
+            out.append(Job("preflight", a, path.stem, files, source,
+                           cell_timeout=cell_timeout(course_dir), sandboxed=sandboxed,
+                           readonly=sb.readonly, trusted=tuple(trusted_roots(sb))))
+    return out
+
+
+def preflight(course_dir: Path, assignments: Sequence[str], *, jobs: int, sandboxed: bool,
+              scheduler: str | None = None) -> Preflight:
+    """Grade each assignment's solution; raise :class:`PipelineError` with the first reason
+    it does not score full marks, before anything is written."""
+    from .grade import expected_scores
+
+    work = solution_jobs(course_dir, assignments, sandboxed=sandboxed)
+    seconds: dict[str, float] = {}
+    for o in pool.run(work, jobs, scheduler=scheduler, progress=False, what="pre-flight"):
+        where = f"pre-flight: the solution of {o.assignment}/{o.notebook}"
+        if not o.ok:
+            raise PipelineError(f"{where} could not be graded here: {o.error}{_hint(o.error)}; "
+                                "nothing was graded")
+        if o.review:
+            raise PipelineError(f"{where} was flagged for review here ({o.review[0]}); the "
+                                "tamper probe misreads this environment; nothing was graded")
+        nb = nbformat.reads(o.executed, as_version=4)
+        lost = _lost(nb, expected_scores(nb, flagged=False))
+        if lost:
+            gid, why = lost[0]
+            raise PipelineError(f"{where} loses {len(lost)} cell(s) here, first {gid}: "
+                                f"{why}{_hint(why)}; nothing was graded")
+        seconds[o.assignment] = seconds.get(o.assignment, 0.0) + o.seconds
+    return Preflight(seconds)
+
+
+def _lost(nb: nbformat.NotebookNode, scores: dict[str, float | None]) -> list[tuple[str, str]]:
+    out = []
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {}) or {}
+        gid = meta.get("grade_id")
+        if gid in scores and scores[gid] is not None and scores[gid] < meta.get("points", 0):
+            errors = [f"{o.get('ename')}: {o.get('evalue')}" for o in cell.get("outputs", [])
+                      if o.get("output_type") == "error"]
+            out.append((gid, (errors or ["no error shown"])[0][:300]))
+    return out

@@ -1,0 +1,239 @@
+"""The kernel observes, the grader judges: records, the static rules a judge must follow,
+the verdicts the engine takes from the protocol, the sanitised autograded copy, and proof
+that no judge line is ever sent to a kernel."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import nbformat
+import pytest
+
+from course import observe
+from course.grading import engine, judge, markers, sanitize
+from course.grading.runner import read_notebook
+
+from . import ROOT
+
+LAB = "lab01_tool_loop"
+CELL = """x = f(2)
+assert x == 4
+### BEGIN HIDDEN TESTS
+y = f(3)
+rec = record(y=y)
+### JUDGE
+assert rec["y"] == 9, "f(3) must be 9"
+### END HIDDEN TESTS"""
+
+
+def test_parts_split_kernel_record_and_judge():
+    parts = markers.test_parts(CELL)
+    assert parts.kernel == 'x = f(2)\nassert x == 4\ny = f(3)\nrec = record(y=y)'
+    assert parts.record == "y = f(3)\nrec = record(y=y)"
+    assert parts.judge == 'assert rec["y"] == 9, "f(3) must be 9"'
+    assert not parts.legacy and parts.has_hidden
+    assert "9" not in parts.kernel
+
+
+def test_a_hidden_region_without_a_judge_is_legacy():
+    parts = markers.test_parts(CELL.replace("### JUDGE\n", ""))
+    assert parts.legacy and 'rec["y"] == 9' in parts.kernel
+    assert judge.problems(parts, "c")[0].endswith("would run in the student's kernel")
+
+
+@pytest.mark.parametrize("source,message", [
+    ("x = 1\n### JUDGE\nassert x", "'### JUDGE' outside a hidden-test region"),
+    ("### BEGIN HIDDEN TESTS\nrec = 1\n### JUDGE\nassert rec\n### JUDGE\n"
+     "### END HIDDEN TESTS", "a second '### JUDGE'"),
+])
+def test_misplaced_judge_lines_are_errors(source, message):
+    with pytest.raises(markers.MarkerError, match=message):
+        markers.test_parts(source)
+
+
+@pytest.mark.parametrize("change,problem", [
+    (("assert rec[\"y\"] == 9", "assert x == 9"), "the judge reads x, which only the kernel has"),
+    (("y = f(3)", "y = f(3)\nassert y == 9"), "an assert in the record part"),
+    (("rec = record(y=y)", "out = record(y=y)"), "the record part never binds 'rec'"),
+    (("assert rec[\"y\"] == 9, \"f(3) must be 9\"", "print(rec)"), "the judge asserts nothing"),
+])
+def test_the_static_rules_catch_a_judge_that_would_not_work_outside(change, problem):
+    assert judge.problems(markers.test_parts(CELL), "c") == []
+    bad = markers.test_parts(CELL.replace(*change))
+    assert any(problem in p for p in judge.problems(bad, "c")), judge.problems(bad, "c")
+
+
+def test_a_visible_only_cell_must_gain_a_judge():
+    assert "no hidden part" in judge.problems(markers.test_parts("assert f(2) == 4"), "c")[0]
+
+
+def test_run_gives_the_judges_message_and_survives_a_malformed_record():
+    judge.run(markers.test_parts(CELL).judge, {"y": 9}, "c")
+    with pytest.raises(judge.JudgeFailed, match="f\\(3\\) must be 9"):
+        judge.run(markers.test_parts(CELL).judge, {"y": 8}, "c")
+    with pytest.raises(judge.JudgeFailed, match="could not be checked \\(KeyError"):
+        judge.run(markers.test_parts(CELL).judge, {"z": 9}, "c")
+    with pytest.raises(judge.JudgeFailed, match="TypeError"):
+        judge.run(markers.test_parts(CELL).judge, ["not", "a", "dict"], "c")
+
+
+class Sly(str):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+
+
+def test_record_is_plain_json_and_an_always_equal_object_loses_its_trick():
+    from dataclasses import dataclass
+
+    @dataclass
+    class Point:
+        x: int
+        y: tuple
+
+    rec = observe.record(t=(1, 2), s={3, 1}, p=Point(1, (2,)), e=ValueError("bad"),
+                         sly=Sly("nope"), nan=float("nan"), obj=object)
+    assert json.loads(json.dumps(rec)) == rec
+    assert rec["t"] == [1, 2] and rec["s"] == [1, 3] and rec["p"] == {"x": 1, "y": [2]}
+    assert rec["e"] == {"type": "ValueError", "message": "bad"}
+    assert type(rec["sly"]) is str and rec["sly"] != "anything"
+    assert rec["nan"] == "nan" and rec["obj"] == repr(object)
+
+
+def test_outcome_keeps_what_was_raised_and_lets_the_stub_through():
+    assert observe.outcome(lambda: (1, 2)) == {"value": [1, 2], "raised": None}
+    assert observe.outcome(lambda: 1 / 0)["raised"]["type"] == "ZeroDivisionError"
+
+    def stub():
+        raise NotImplementedError()
+
+    with pytest.raises(NotImplementedError):
+        observe.outcome(stub)
+
+
+def test_every_notebook_is_judged_in_the_grader():
+    """The course's own notebooks: every graded test cell has a record part and a judge."""
+    from course.grading.runner import assignments
+
+    found = []
+    for a in assignments(ROOT):
+        for path in sorted((ROOT / "source" / a).glob("*.ipynb")):
+            for cell in read_notebook(path).cells:
+                if engine.is_test(cell):
+                    gid = cell.metadata["nbgrader"]["grade_id"]
+                    found += judge.problems(markers.test_parts(cell.source, gid), f"{a}:{gid}")
+    assert not found, "\n".join(found)
+
+
+# -- the engine's verdicts, from the protocol -------------------------------------------------
+
+
+def _client(records, reply_status="ok", outputs=()):
+    nb = nbformat.v4.new_notebook()
+    job = engine.Job("s", "a", "n", {}, "{}", sandboxed=False)
+    client = engine.GradingClient(nb, job, km=None)
+    client._records = list(records)
+    client._reply = {"content": {"status": reply_status}}
+    ran = nbformat.v4.new_code_cell("", outputs=list(outputs))
+    return client, ran
+
+
+PARTS = markers.test_parts(CELL)
+
+
+def _verdict(records, **kw):
+    client, ran = _client(records, **kw)
+    return client._decide("g", PARTS, ran, "n1")
+
+
+def test_a_cell_passes_only_with_its_one_record_and_the_judges_consent():
+    assert _verdict([{"nonce": "n1", "record": {"y": 9}}]).passed
+    assert "f(3) must be 9" in _verdict([{"nonce": "n1", "record": {"y": 8}}]).message
+    assert "before its last statement" in _verdict([]).message
+    assert "before its last statement" in _verdict([{"nonce": "guess", "record": {"y": 9}}]).message
+    two = [{"nonce": "n1", "record": {"y": 9}}] * 2
+    assert "more than one record" in _verdict(two).message
+
+
+def test_a_value_shown_stderr_or_a_bad_status_fails_the_cell():
+    ok = [{"nonce": "n1", "record": {"y": 9}}]
+    shown = nbformat.v4.new_output("execute_result", data={"text/plain": "'ok'"},
+                                   execution_count=1)
+    assert "showed a value" in _verdict(ok, outputs=[shown]).message
+    err = nbformat.v4.new_output("stream", name="stderr", text="warning\n")
+    assert "stderr" in _verdict(ok, outputs=[err]).message
+    assert "status 'aborted'" in _verdict(ok, reply_status="aborted").message
+    boom = nbformat.v4.new_output("error", ename="AssertionError", evalue="x was 3",
+                                  traceback=[])
+    failed = _verdict(ok, outputs=[boom])
+    assert (failed.ename, failed.message) == ("AssertionError", "x was 3")
+
+
+def test_an_oversized_record_fails_the_cell():
+    big = [{"nonce": "n1", "record": {"y": "x" * (judge.MAX_RECORD_CHARS + 1)}}]
+    assert "record is over" in _verdict(big).message
+
+
+def test_grader_outputs_are_one_plain_line():
+    out = engine._error_output("Assertion\x1b[31mError", "line one\x07\nline two")
+    assert out.evalue == "line one?" and "\n" not in out.traceback[0]
+
+
+# -- the sanitised copy -------------------------------------------------------------------------
+
+
+def test_sanitize_keeps_plain_text_before_the_first_record_and_nothing_after():
+    cells = [nbformat.v4.new_code_cell("a", outputs=[
+        nbformat.v4.new_output("display_data", data={"text/html": "<b>x</b>",
+                                                     "text/plain": "x"}),
+        nbformat.v4.new_output("stream", name="stdout", text="hi\n")]),
+        nbformat.v4.new_code_cell("b", outputs=[
+            nbformat.v4.new_output("stream", name="stdout", text="late\n")]),
+        nbformat.v4.new_markdown_cell("<script>alert(1)</script> [a](javascript:alert(1))"),
+        nbformat.v4.new_raw_cell("<script>alert(2)</script>")]
+    nb = sanitize.sanitize(nbformat.v4.new_notebook(cells=cells), first_record=1)
+    assert [o.get("data", {}).get("text/plain", o.get("text")) for o in nb.cells[0].outputs] \
+        == ["x", "hi\n"]
+    assert nb.cells[1].outputs == []
+    assert "<script" not in nb.cells[2].source and "javascript:" not in nb.cells[2].source
+    assert nb.cells[3].cell_type == "markdown" and nb.cells[3].source.startswith("```text")
+
+
+# -- no judge line ever reaches a kernel -----------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_no_judge_line_is_sent_to_the_kernel(monkeypatch):
+    """Grade Lab 1's solution (unsandboxed is enough: what is sent does not depend on the
+    sandbox) while recording every piece of code sent to the kernel."""
+    from course.grading.build import solution_notebook
+
+    source_path = ROOT / "source" / LAB / f"{LAB}.ipynb"
+    source = source_path.read_text(encoding="utf-8")
+    src_nb = nbformat.reads(source, as_version=4)
+    tests = [markers.test_parts(c.source) for c in src_nb.cells if engine.is_test(c)]
+    public = {ln.strip() for t in tests for ln in t.kernel.splitlines()}
+    judges = {ln.strip() for t in tests for ln in t.judge.splitlines()
+              if len(ln.strip()) > 12} - public
+    assert judges
+    sent: list[str] = []
+    real = engine.GradingClient._execute
+
+    async def spy(self, cell, index):
+        sent.append(cell.source)
+        return await real(self, cell, index)
+
+    monkeypatch.setattr(engine.GradingClient, "_execute", spy)
+    sol = nbformat.writes(solution_notebook(src_nb)).encode()
+    out = engine.grade_job(engine.Job("s", LAB, LAB, {f"{LAB}.ipynb": sol}, source,
+                                      sandboxed=False))
+    assert out.ok, out.error
+    nb = nbformat.reads(out.executed, as_version=4)
+    from course.grading.grade import expected_scores
+
+    assert sum(v or 0 for v in expected_scores(nb, False).values()) == 14
+    everything = "\n".join(sent)
+    assert not [j for j in judges if j in everything]
+    assert asyncio.iscoroutinefunction(real)
