@@ -352,41 +352,60 @@ ledger.record("worked", "claude-opus-5", sdk_usage(**WORKED_CALL), 0.0)
 assert abs(ledger.total() - 0.82) < 0.005, (
     f"writes 1.25x, reads 0.10x: .65 + .025 + .125 + .02 = $0.82; total() is ${ledger.total():.4f}")
 ### BEGIN HIDDEN TESTS
-import math
-
+from course.observe import outcome, record
 from course.worlds.token_accounting import sdk_usage as _usage
 
 _l = Ledger()
 _l.record("worked", "claude-opus-5", _usage(**WORKED_CALL), 12.5)
-assert math.isclose(_l.total(), 0.82, abs_tol=1e-9), f"$0.82 to the cent, got {_l.total()}"
-_row = _l.rows[0]
+_singles = []
+for _m, _counts in [("claude-sonnet-5", (0, 0, 1_000_000, 0)),
+                    ("claude-haiku-4-5", (0, 0, 0, 1_000_000)),
+                    ("claude-sonnet-5", (0, 1_000_000, 0, 0))]:
+    _one = Ledger()
+    _one.record("x", _m, _usage(_counts[0], _counts[1], _counts[2], _counts[3]), 0.0)
+    _singles.append([_m, _counts, _one.total()])
+_none = Ledger()
+_none_call = outcome(_none.record, "x", "claude-opus-5", _usage(1_000, 100), 0.0)
+rec = record(visible=ledger.total(), total=_l.total(), rows=_l.rows, singles=_singles,
+             none_call=_none_call, none_total=_none.total(),
+             unknown=outcome(Ledger().record, "x", "claude-unknown", _usage(1, 1), 0.0))
+### JUDGE
+import math
+
+
+def _number(value):
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+_t = rec["visible"]
+assert _number(_t) and abs(_t - 0.82) < 0.005, (
+    f"writes 1.25x, reads 0.10x: .65 + .025 + .125 + .02 = $0.82; total() is {_t!r}")
+_t = rec["total"]
+assert _number(_t) and math.isclose(_t, 0.82, abs_tol=1e-9), f"$0.82 to the cent, got {_t}"
+assert len(rec["rows"]) == 1, f"one record() call makes one row; got {len(rec['rows'])} rows"
+_row = rec["rows"][0]
 for _k, _want in [("usd_in", 0.65), ("usd_out", 0.025), ("usd_write", 0.125), ("usd_read", 0.02),
                   ("in", 130_000), ("out", 1_000), ("cache_write", 20_000),
                   ("cache_read", 40_000), ("ms", 12.5)]:
-    assert math.isclose(_row.get(_k, float("nan")), _want, abs_tol=1e-9), (
-        f"row[{_k!r}] should be {_want}, got {_row.get(_k)}")
-assert (_row["label"], _row["model"]) == ("worked", "claude-opus-5"), "row keeps label and model"
-for _m, _counts, _want, _why in [
-        ("claude-sonnet-5", (0, 0, 1_000_000, 0), 3.75, "writes at 1.25x sonnet input"),
-        ("claude-haiku-4-5", (0, 0, 0, 1_000_000), 0.10, "reads at 0.10x haiku input"),
-        ("claude-sonnet-5", (0, 1_000_000, 0, 0), 15.00, "output at sonnet's output rate")]:
-    _one = Ledger()
-    _one.record("x", _m, _usage(_counts[0], _counts[1], _counts[2], _counts[3]), 0.0)
-    assert math.isclose(_one.total(), _want, abs_tol=1e-9), (
-        f"{_why}: expected ${_want:.2f}, got ${_one.total():.4f}")
-_none = Ledger()
-try:
-    _none.record("x", "claude-opus-5", _usage(1_000, 100), 0.0)
-except TypeError:
-    raise AssertionError("cache fields can be None on an uncached reply; count None as 0") from None
-assert math.isclose(_none.total(), 0.0075, abs_tol=1e-9), "1,000 in + 100 out on opus is $0.0075"
-try:
-    Ledger().record("x", "claude-unknown", _usage(1, 1), 0.0)
-    _raised = None
-except KeyError:
-    _raised = "KeyError"
-except Exception as _e:
-    _raised = type(_e).__name__
+    _got = _row.get(_k)
+    assert _number(_got) and math.isclose(_got, _want, abs_tol=1e-9), (
+        f"row[{_k!r}] should be {_want}, got {_got}")
+assert (_row.get("label"), _row.get("model")) == ("worked", "claude-opus-5"), (
+    "row keeps label and model")
+for (_m, _counts, _got), (_want, _why) in zip(rec["singles"], [
+        (3.75, "writes at 1.25x sonnet input"),
+        (0.10, "reads at 0.10x haiku input"),
+        (15.00, "output at sonnet's output rate")], strict=True):
+    assert _number(_got) and math.isclose(_got, _want, abs_tol=1e-9), (
+        f"{_why}: expected ${_want:.2f}, got {_got!r}")
+_raised = rec["none_call"]["raised"]
+assert _raised is None, (
+    f"cache fields can be None on an uncached reply; count None as 0 (record raised {_raised})")
+_t = rec["none_total"]
+assert _number(_t) and math.isclose(_t, 0.0075, abs_tol=1e-9), (
+    f"1,000 in + 100 out on opus is $0.0075, got {_t!r}")
+_raised = rec["unknown"]["raised"]
+_raised = _raised and _raised["type"]
 assert _raised == "KeyError", f"a model not in PRICE must raise KeyError, got {_raised}"
 ### END HIDDEN TESTS
 
@@ -401,8 +420,7 @@ assert len(ledger.rows) == 1 and ledger.rows[0]["out"] == 1_200, (
     f"message_start carries output_tokens=1; record the FINAL message's usage (1,200): "
     f"{[r['out'] for r in ledger.rows]}")
 ### BEGIN HIDDEN TESTS
-from anthropic.types import Message as _Message
-
+from course.observe import record
 from course.worlds.token_accounting import answer as _answer
 from course.worlds.token_accounting import ticket_api as _ticket_api
 
@@ -410,13 +428,25 @@ _api = _ticket_api()
 _l = Ledger()
 _final = accounted_stream("answer", "claude-opus-5", ledger=_l)(_answer)(
     _api.client(), "goal", "notes")
-assert isinstance(_final, _Message) and _final.content and "new key" in _final.content[0].text, (
-    f"accounted_stream returns the final, assembled Message, got {type(_final).__name__}")
-_r = _l.rows[0]
-assert (_r["in"], _r["cache_read"], _r["out"]) == (900, 6_100, 1_200), (
-    f"streamed row: 900 in, 6,100 read, 1,200 out; got {(_r['in'], _r['cache_read'], _r['out'])}")
-assert _api.requests[0].get("stream") is True, "the call must go out streamed (messages.stream)"
-assert isinstance(_r["ms"], float) and _r["ms"] >= 0, f"ms is elapsed milliseconds, got {_r['ms']}"
+rec = record(visible=ledger.rows, rows=_l.rows, final=_final,
+             final_type=[f"{c.__module__}.{c.__qualname__}" for c in type(_final).__mro__],
+             requests=_api.requests)
+### JUDGE
+_outs = [r.get("out") for r in rec["visible"]]
+assert _outs == [1_200], (
+    f"message_start carries output_tokens=1; record the FINAL message's usage (1,200): {_outs}")
+_final = rec["final"]
+assert "anthropic.types.message.Message" in rec["final_type"] and _final.get("content") and (
+    "new key" in str(_final["content"][0].get("text"))), (
+    f"accounted_stream returns the final, assembled Message, got {rec['final_type'][0]}")
+assert len(rec["rows"]) == 1, f"one streamed call is one row; got {len(rec['rows'])}"
+_r = rec["rows"][0]
+_got = (_r.get("in"), _r.get("cache_read"), _r.get("out"))
+assert _got == (900, 6_100, 1_200), f"streamed row: 900 in, 6,100 read, 1,200 out; got {_got}"
+assert rec["requests"] and rec["requests"][0].get("stream") is True, (
+    "the call must go out streamed (messages.stream)")
+assert isinstance(_r.get("ms"), float) and _r["ms"] >= 0, (
+    f"ms is elapsed milliseconds, got {_r.get('ms')!r}")
 ### END HIDDEN TESTS
 
 # %% id="retries_each_charged" kind="tests" points=2
@@ -429,21 +459,31 @@ assert len(ledger.rows) == len(api.requests), (
     f"each attempt is a billed call: {len(api.requests)} requests, {len(ledger.rows)} rows; "
     "put the decorator INSIDE the retry")
 ### BEGIN HIDDEN TESTS
-import math
-
+from course.observe import record
 from course.worlds.token_accounting import GOAL as _GOAL
 from course.worlds.token_accounting import ticket_api as _ticket_api
 
 _api = _ticket_api()
 _l = Ledger()
 _reply = instrument(_l)["plan"](_api.client(), _GOAL)
-assert _reply.stop_reason == "end_turn", "plan must return the attempt that was not cut off"
-assert [r["out"] for r in _l.rows] == [512, 700], (
-    f"the truncated attempt (512 out) and the retry (700 out) are both rows: "
-    f"{[r['out'] for r in _l.rows]}")
-assert _l.rows[0]["cache_write"] == 6_100 and _l.rows[0]["usd_write"] > 0, (
+rec = record(visible=[len(api.requests), len(ledger.rows)], reply=_reply, rows=_l.rows,
+             requests=len(_api.requests), by=_l.by_label())
+### JUDGE
+_requests, _rows = rec["visible"]
+assert _rows == _requests, (
+    f"each attempt is a billed call: {_requests} requests, {_rows} rows; "
+    "put the decorator INSIDE the retry")
+assert len(rec["rows"]) == rec["requests"], (
+    f"each attempt is a billed call: {rec['requests']} requests, {len(rec['rows'])} rows")
+assert rec["reply"]["stop_reason"] == "end_turn", (
+    "plan must return the attempt that was not cut off")
+_outs = [r.get("out") for r in rec["rows"]]
+assert _outs == [512, 700], (
+    f"the truncated attempt (512 out) and the retry (700 out) are both rows: {_outs}")
+_first = rec["rows"][0]
+assert _first.get("cache_write") == 6_100 and _first.get("usd_write", 0) > 0, (
     "the cut-off attempt wrote 6,100 tokens to the cache; that write is billed and must be a row")
-assert _l.by_label()["plan"]["calls"] == 2, "both attempts count as plan calls"
+assert rec["by"].get("plan", {}).get("calls") == 2, "both attempts count as plan calls"
 ### END HIDDEN TESTS
 
 # %% id="every_call_site_recorded" kind="tests" points=2
@@ -457,21 +497,29 @@ assert labels.get("summarize") == 2, (
     f"summarize runs inside a tool, twice per ticket; undecorated, the books read ~31% low: "
     f"{labels}")
 ### BEGIN HIDDEN TESTS
-import math
-
+from course.observe import record
 from course.worlds.token_accounting import run_ticket as _run_ticket
 from course.worlds.token_accounting import ticket_api as _ticket_api
 
 _api = _ticket_api()
 _l = Ledger()
 _run_ticket(instrument(_l), client=_api.client())
-_by = _l.by_label()
+rec = record(visible=labels, by=_l.by_label(), rows=_l.rows)
+### JUDGE
+import math
+
+_labels = rec["visible"]
+assert _labels.get("summarize") == 2, (
+    f"summarize runs inside a tool, twice per ticket; undecorated, the books read ~31% low: "
+    f"{_labels}")
+_by = rec["by"]
 assert set(_by) == {"plan", "summarize", "answer"}, f"three labelled call sites, got {set(_by)}"
 assert _by["answer"]["calls"] == 1 and _by["summarize"]["calls"] == 2, (
     f"answer once, summarize twice: {({k: v['calls'] for k, v in _by.items()})}")
-assert math.isclose(_by["summarize"]["usd"], 2 * (7_000 * 3e-6 + 400 * 15e-6), abs_tol=1e-9), (
-    f"summarize is priced at claude-sonnet-5: $0.0540, got ${_by['summarize']['usd']:.4f}")
-assert {r["model"] for r in _l.rows if r["label"] == "answer"} == {"claude-opus-5"}, (
+_usd = _by["summarize"]["usd"]
+assert math.isclose(_usd, 2 * (7_000 * 3e-6 + 400 * 15e-6), abs_tol=1e-9), (
+    f"summarize is priced at claude-sonnet-5: $0.0540, got {_usd!r}")
+assert {r.get("model") for r in rec["rows"] if r.get("label") == "answer"} == {"claude-opus-5"}, (
     "answer is recorded at claude-opus-5")
 ### END HIDDEN TESTS
 
@@ -485,36 +533,51 @@ report = ledger.where_the_money_went()
 assert report["cache_hit_rate"] == 0.765 and report["share_cache_write"] == 0.589, (
     f"hit rate 30,800/40,260 = 0.765 and writes 0.589 of $0.0997; got {report}")
 ### BEGIN HIDDEN TESTS
-import math
-
+from course.observe import outcome, record
 from course.worlds.token_accounting import sdk_usage as _usage
 from course.worlds.token_accounting import trace_replies as _trace_replies
 
 _l = Ledger()
 for _reply in _trace_replies():
     _l.record("agent", _reply.model, _reply.usage, 1.0)
-_want = {"total_usd": 0.0997, "share_output": 0.253, "share_uncached_input": 0.003,
-         "share_cache_write": 0.589, "share_cache_read": 0.154, "cache_hit_rate": 0.765}
-_got = _l.where_the_money_went()
-assert _got == _want, (
-    f"each share is one term's dollars over the total (3 places): want {_want}; got {_got}")
-assert math.isclose(_l.cache_hit_rate(), 30_800 / 40_260, abs_tol=1e-12), (
-    "cache_hit_rate() is not rounded: 30,800 / 40,260")
-_agent = _l.by_label()["agent"]
-assert _agent["calls"] == 5 and _agent["ms"] == 5.0 and math.isclose(
-    _agent["usd"], _l.total(), abs_tol=1e-12), f"by_label sums calls, usd and ms: {_agent}"
 _empty = Ledger()
-assert _empty.cache_hit_rate() == 0.0 and _empty.total() == 0 and _empty.by_label() == {}, (
-    "an empty ledger: hit rate 0.0, total 0, by_label {}")
-assert all(v == 0.0 for v in _empty.where_the_money_went().values()), (
-    f"an empty ledger reports 0.0 everywhere, not a ZeroDivisionError: "
-    f"{_empty.where_the_money_went()}")
 _two = Ledger()
 _two.record("a", "claude-opus-5", _usage(100, 0, 0, 900), 0.0)
 _two.record("b", "claude-opus-5", _usage(0, 0, 1_000, 0), 0.0)
-assert math.isclose(_two.cache_hit_rate(), 0.45, abs_tol=1e-12), (
-    f"hit rate sums over all rows: 900 read / (900 + 1,000 + 100) = 0.45, got "
-    f"{_two.cache_hit_rate()}")
+rec = record(visible=report, where=_l.where_the_money_went(), hit=_l.cache_hit_rate(),
+             by=_l.by_label(), total=_l.total(),
+             empty={"hit": outcome(_empty.cache_hit_rate), "total": outcome(_empty.total),
+                    "by": outcome(_empty.by_label),
+                    "where": outcome(_empty.where_the_money_went)},
+             two=_two.cache_hit_rate())
+### JUDGE
+import math
+
+_report = rec["visible"]
+assert _report.get("cache_hit_rate") == 0.765 and _report.get("share_cache_write") == 0.589, (
+    f"hit rate 30,800/40,260 = 0.765 and writes 0.589 of $0.0997; got {_report}")
+_want = {"total_usd": 0.0997, "share_output": 0.253, "share_uncached_input": 0.003,
+         "share_cache_write": 0.589, "share_cache_read": 0.154, "cache_hit_rate": 0.765}
+_got = rec["where"]
+assert _got == _want, (
+    f"each share is one term's dollars over the total (3 places): want {_want}; got {_got}")
+assert math.isclose(rec["hit"], 30_800 / 40_260, abs_tol=1e-12), (
+    f"cache_hit_rate() is not rounded: 30,800 / 40,260; got {rec['hit']!r}")
+_agent = rec["by"].get("agent", {})
+assert _agent.get("calls") == 5 and _agent.get("ms") == 5.0 and math.isclose(
+    _agent.get("usd", math.nan), rec["total"], abs_tol=1e-12), (
+    f"by_label sums calls, usd and ms: {_agent}")
+_empty = rec["empty"]
+_broken = {k: v["raised"] for k, v in _empty.items() if v["raised"] is not None}
+assert not _broken, f"an empty ledger must not raise: {_broken}"
+assert (_empty["hit"]["value"] == 0.0 and _empty["total"]["value"] == 0
+        and _empty["by"]["value"] == {}), (
+    "an empty ledger: hit rate 0.0, total 0, by_label {}")
+_where = _empty["where"]["value"]
+assert isinstance(_where, dict) and all(v == 0.0 for v in _where.values()), (
+    f"an empty ledger reports 0.0 everywhere, not a ZeroDivisionError: {_where}")
+assert math.isclose(rec["two"], 0.45, abs_tol=1e-12), (
+    f"hit rate sums over all rows: 900 read / (900 + 1,000 + 100) = 0.45, got {rec['two']}")
 ### END HIDDEN TESTS
 
 # %% [markdown] kind="readonly" id="explain_prompt"

@@ -169,25 +169,35 @@ assert cc.CACHE_FACT in out, (
     f"final answer does not quote the page the model read; send tool results as JSON text "
     f"(json.dumps), not str(dict). Got {out!r}")
 ### BEGIN HIDDEN TESTS
-assert len(api.requests) == 4, (
-    f"{len(api.requests)} model calls; a failed read, a search, a read and an answer make 4")
-first = cc.result_blocks(api.requests[1])
+from course.observe import outcome, record
+
+bounded = cc.restless_api()
+capped = outcome(run_loop, cc.TASK, client=bounded.client(), tools=cc.TOOLS,
+                 dispatch=cc.DISPATCH, max_steps=3)
+rec = record(out=out, requests=api.requests, capped=capped, n_bounded=len(bounded.requests))
+### JUDGE
+from course.worlds import context_cache as cc
+
+assert isinstance(rec["out"], str) and cc.CACHE_FACT in rec["out"], (
+    f"final answer does not quote the page the model read; send tool results as JSON text "
+    f"(json.dumps), not str(dict). Got {rec['out']!r}")
+reqs = rec["requests"]
+assert len(reqs) == 4, (
+    f"{len(reqs)} model calls; a failed read, a search, a read and an answer make 4")
+first = cc.result_blocks(reqs[1])
 assert len(first) == 1 and first[0].get("is_error") is True, (
     "read_file raised FileNotFoundError: it must come back to the model as a tool_result "
     "with is_error=True, not end the loop")
-sizes = [len(body["messages"]) for body in api.requests]
+sizes = [len(body["messages"]) for body in reqs]
 assert sizes == [1, 3, 5, 7], (
     f"messages per request were {sizes}; each call must carry the whole transcript "
     "(task, then every assistant turn and its results)")
-bounded = cc.restless_api()
-try:
-    run_loop(cc.TASK, client=bounded.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH, max_steps=3)
-    capped = False
-except RuntimeError:
-    capped = True
-assert capped, "a model that never stops asking must end in RuntimeError after max_steps calls"
-assert len(bounded.requests) == 3, (
-    f"max_steps=3 made {len(bounded.requests)} model calls; the bound is exactly 3")
+raised = rec["capped"]["raised"]
+assert raised is not None and raised["type"] == "RuntimeError", (
+    "a model that never stops asking must end in RuntimeError after max_steps calls; "
+    f"got {rec['capped']}")
+assert rec["n_bounded"] == 3, (
+    f"max_steps=3 made {rec['n_bounded']} model calls; the bound is exactly 3")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -740,12 +750,17 @@ from course.worlds import context_cache as cc
 
 assert tokens([]) == 0, "an empty context holds 0 tokens"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
 mixed = cc.preamble_entries(2_000) + [cc.step_entry(1, 300), cc.tool_output(1, 20_000)]
-assert tokens(mixed) == 22_300, f"tokens() gave {tokens(mixed)}; sum each entry's 'tokens' field"
 msg = {"role": "user", "content": "x" * 40}
-assert tokens([msg, msg]) == 20, (
+rec = record(empty=tokens([]), mixed=tokens(mixed), messages=tokens([msg, msg]))
+### JUDGE
+assert rec["empty"] == 0, f"an empty context holds 0 tokens; got {rec['empty']!r}"
+assert rec["mixed"] == 22_300, f"tokens() gave {rec['mixed']}; sum each entry's 'tokens' field"
+assert rec["messages"] == 20, (
     "an entry without a 'tokens' field (an API message) is counted with "
-    "course.tokens.count on its content: 40 characters are 10 tokens")
+    f"course.tokens.count on its content: 40 characters are 10 tokens; got {rec['messages']!r}")
 ### END HIDDEN TESTS
 
 # %% id="keep_until_full_policy" kind="tests" points=2
@@ -754,15 +769,12 @@ from course.worlds import context_cache as cc
 pre = cc.preamble_entries(2_000)
 assert tokens(assemble_keep_until_full(pre, cc.Budget())) == 2_000, "send the whole transcript"
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
+
+whole = [e["id"] for e in assemble_keep_until_full(pre, cc.Budget())]
 t = pre + [cc.step_entry(k, 300) for k in range(1, 6)]
-out = assemble_keep_until_full(t, cc.Budget(context_limit=3_500))
-assert [e["id"] for e in out] == [e["id"] for e in t], "keep-until-full sends every entry, in order"
-try:
-    assemble_keep_until_full(t, cc.Budget(context_limit=3_499))
-    raise AssertionError("3,500 tokens against a 3,499 limit must raise ContextOverflow: "
-                         "refusing to decide is also a decision")
-except cc.ContextOverflow:
-    pass
+fits = outcome(assemble_keep_until_full, t, cc.Budget(context_limit=3_500))
+over = outcome(assemble_keep_until_full, t, cc.Budget(context_limit=3_499))
 
 
 def run_policy(policy, P, a, n, limit=float("inf")):
@@ -771,22 +783,47 @@ def run_policy(policy, P, a, n, limit=float("inf")):
     for turn in range(1, n + 1):
         try:
             ctx = policy(seq, cc.Budget(context_limit=limit))
-        except cc.ContextOverflow:
-            return sizes, turn
+        except NotImplementedError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - what it raised, and when, is the record
+            return {"sizes": sizes, "stopped": turn, "raised": type(exc).__name__}
         sizes.append(sum(item["tokens"] for item in ctx))
         seq.append(cc.step_entry(turn, a))
-    return sizes, None
+    return {"sizes": sizes, "stopped": None, "raised": None}
 
 
-sizes, _ = run_policy(assemble_keep_until_full, 2_000, 300, 20)
+rec = record(whole=whole, ids=[e["id"] for e in t], fits=fits, over=over,
+             notes=run_policy(assemble_keep_until_full, 2_000, 300, 20),
+             ex1=run_policy(assemble_keep_until_full, 3_000, 400, 24),
+             limited=run_policy(assemble_keep_until_full, 3_000, 400, 40, limit=16_384))
+### JUDGE
+assert rec["whole"] == ["system", "task"], (
+    f"sent {rec['whole']} for the 2,000-token preamble; send the whole transcript")
+fits = rec["fits"]
+assert fits["raised"] is None, (
+    f"3,500 tokens fit a 3,500 limit, but keep-until-full raised {fits['raised']}")
+assert [e.get("id") for e in fits["value"]] == rec["ids"], (
+    "keep-until-full sends every entry, in order")
+over = rec["over"]
+assert over["raised"] is not None and over["raised"]["type"] == "ContextOverflow", (
+    "3,500 tokens against a 3,499 limit must raise ContextOverflow: refusing to decide is "
+    f"also a decision; got {over}")
+for name in ("notes", "ex1"):
+    run = rec[name]
+    assert run["raised"] is None, (
+        f"keep-until-full raised {run['raised']} at turn {run['stopped']} with no limit set")
+sizes = rec["notes"]["sizes"]
 assert sum(sizes) == 97_000 and sizes[-1] == 7_700, (
     f"keep-until-full over 2,000 + 300/turn x 20 submitted {sum(sizes):,} holding "
     f"{sizes[-1]:,} at turn 20; expected 97,000 and 7,700")
-sizes, _ = run_policy(assemble_keep_until_full, 3_000, 400, 24)
+sizes = rec["ex1"]["sizes"]
 assert sum(sizes) == 182_400 and sizes[-1] == 12_200, (
     f"exercise 1: got {sum(sizes):,} and {sizes[-1]:,}; expected 182,400 and 12,200")
-sizes, died = run_policy(assemble_keep_until_full, 3_000, 400, 40, limit=16_384)
-assert died == 35 and sizes[-1] == 16_200, (
+limited = rec["limited"]
+assert limited["raised"] in (None, "ContextOverflow"), (
+    f"keep-until-full raised {limited['raised']}; an overflow is a ContextOverflow")
+sizes, died = limited["sizes"], limited["stopped"]
+assert died == 35 and sizes and sizes[-1] == 16_200, (
     f"against 16,384 the overflow came at turn {died}; turn 34 sends 16,200, turn 35 would "
     "send 16,600")
 ### END HIDDEN TESTS
@@ -800,15 +837,26 @@ assert [e["id"] for e in out[:2]] == ["system", "task"], (
     f"the context starts {[e['id'] for e in out[:2]]}; the system prompt and task are pinned "
     "and never evicted (a plain FIFO evicts the task statement first)")
 ### BEGIN HIDDEN TESTS
-assert [e["id"] for e in out] == ["system", "task", "turn-3", "turn-4", "turn-5", "turn-6"], (
-    f"kept {[e['id'] for e in out]}; keep the newest history that fits W=3,000 (4 x 700)")
-assert len(t) == 8, "the window must not remove entries from the transcript itself"
+from course.observe import record
+
 seq = cc.preamble_entries(2_000)
+heads = []
 for turn in range(1, 21):
     ctx = assemble_sliding_window_pinned(seq, cc.Budget(), W=3_000)
-    assert [e["id"] for e in ctx[:2]] == ["system", "task"], (
-        f"turn {turn}: the pinned preamble was evicted; only the history slides")
+    heads.append([e["id"] for e in ctx[:2]])
     seq.append(cc.step_entry(turn, 300))
+rec = record(kept=[e["id"] for e in out], transcript=len(t), heads=heads)
+### JUDGE
+kept = rec["kept"]
+assert kept[:2] == ["system", "task"], (
+    f"the context starts {kept[:2]}; the system prompt and task are pinned "
+    "and never evicted (a plain FIFO evicts the task statement first)")
+assert kept == ["system", "task", "turn-3", "turn-4", "turn-5", "turn-6"], (
+    f"kept {kept}; keep the newest history that fits W=3,000 (4 x 700)")
+assert rec["transcript"] == 8, "the window must not remove entries from the transcript itself"
+for turn, head in enumerate(rec["heads"], 1):
+    assert head == ["system", "task"], (
+        f"turn {turn}: the pinned preamble was evicted; only the history slides")
 ### END HIDDEN TESTS
 
 # %% id="window_strict_threshold" kind="tests" points=2
@@ -826,11 +874,21 @@ assert kept_history(exact, 3_000) == ["turn-1", "turn-2"], (
     "a history of exactly W tokens fits: evict only while the history is strictly OVER W "
     "(> W, not >= W)")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
 over = [cc.step_entry(1, 2), cc.step_entry(2, 2_999)]
-assert kept_history(over, 3_000) == ["turn-2"], "3,001 tokens is over W=3,000: drop the oldest"
 ten = [cc.step_entry(k, 300) for k in range(1, 11)]
-assert len(kept_history(ten, 3_000)) == 10, (
-    "ten turns of 300 tokens are exactly W=3,000 and all stay (the window binds at turn 12)")
+rec = record(exact=kept_history(exact, 3_000), over=kept_history(over, 3_000),
+             ten=kept_history(ten, 3_000))
+### JUDGE
+assert rec["exact"] == ["turn-1", "turn-2"], (
+    "a history of exactly W tokens fits: evict only while the history is strictly OVER W "
+    f"(> W, not >= W); kept {rec['exact']}")
+assert rec["over"] == ["turn-2"], (
+    f"3,001 tokens is over W=3,000: drop the oldest; kept {rec['over']}")
+assert len(rec["ten"]) == 10, (
+    "ten turns of 300 tokens are exactly W=3,000 and all stay (the window binds at turn 12); "
+    f"kept {rec['ten']}")
 ### END HIDDEN TESTS
 
 # %% id="window_figures" kind="tests" points=2
@@ -851,13 +909,21 @@ def window_run(P, a, n, W):
 sizes, contents = window_run(2_000, 300, 20, 3_000)
 assert sum(sizes) == 83_500, f"the W=3,000 window submitted {sum(sizes):,}; expected 83,500"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
+ex_sizes, ex_contents = window_run(3_000, 400, 24, 4_000)
+rec = record(notes=sizes, ex=ex_sizes, ex_contents=ex_contents)
+### JUDGE
+sizes = rec["notes"]
+assert sum(sizes) == 83_500, f"the W=3,000 window submitted {sum(sizes):,}; expected 83,500"
 assert sizes[-1] == 5_000, f"held at turn 20: {sizes[-1]:,}; expected 2,000 + 3,000 = 5,000"
-binds = next(k for k, s in enumerate(sizes, 1) if s < 2_000 + 300 * (k - 1))
+binds = next((k for k, s in enumerate(sizes, 1) if s < 2_000 + 300 * (k - 1)), None)
 assert binds == 12, f"the window first binds at turn {binds}; 300 x 11 = 3,300 > 3,000 at turn 12"
-sizes, contents = window_run(3_000, 400, 24, 4_000)
+sizes = rec["ex"]
 assert sum(sizes) == 146_000 and sizes[-1] == 7_000, (
     f"exercise 1 window: {sum(sizes):,} holding {sizes[-1]:,}; expected 146,000 and 7,000")
-last_seen = max(k for k, ids in enumerate(contents, 1) if "turn-3" in ids)
+last_seen = max((k for k, ids in enumerate(rec["ex_contents"], 1) if "turn-3" in ids),
+                default=None)
 assert last_seen == 13, (
     f"turn 3's entry was last sent at turn {last_seen}; ten turns of 400 fit W=4,000, so it "
     "rides through turn 13 and is evicted at turn 14")
@@ -875,17 +941,32 @@ assert len(summ.calls) == 1, (
     "a copy of the history (transcript[2:] is a new list), so the transcript never shrank. "
     "Write the summary back into the transcript")
 ### BEGIN HIDDEN TESTS
-assert [e["kind"] for e in t] == ["system", "task", "summary"], (
-    f"after compaction the transcript holds {[e['kind'] for e in t]}; it must be the pinned "
-    "entries plus the one summary")
-assert tokens(first) == 2_500 and tokens(second) == 2_500, "pinned 2,000 + a 500-token summary"
-assert summ.calls == [3_300], f"the summarizer read {summ.calls}; it should read the 3,300 tokens"
+from course.observe import record
+
+after_two = record(kinds=[e["kind"] for e in t], calls=summ.calls)
 t.append(cc.step_entry(12, 300))
 assemble_summarize_and_compact(t, cc.Budget(), trigger=3_000, target=500, summarize=summ)
-assert len(summ.calls) == 1, "800 tokens of history is under the trigger: no new compaction"
+after_twelve = list(summ.calls)
 under = cc.preamble_entries(2_000) + [cc.step_entry(k, 300) for k in range(1, 11)]
 assemble_summarize_and_compact(under, cc.Budget(), trigger=3_000, target=500, summarize=summ)
-assert len(summ.calls) == 1, "exactly 3,000 tokens is not over a 3,000 trigger"
+rec = record(first=first, second=second, after_two=after_two, after_twelve=after_twelve,
+             after_under=summ.calls)
+### JUDGE
+calls = rec["after_two"]["calls"]
+assert len(calls) == 1, (
+    f"the summarizer ran {len(calls)} times for one overflow: the compaction was written to "
+    "a copy of the history (transcript[2:] is a new list), so the transcript never shrank. "
+    "Write the summary back into the transcript")
+kinds = rec["after_two"]["kinds"]
+assert kinds == ["system", "task", "summary"], (
+    f"after compaction the transcript holds {kinds}; it must be the pinned "
+    "entries plus the one summary")
+sent = [sum(e["tokens"] for e in rec[k]) for k in ("first", "second")]
+assert sent == [2_500, 2_500], f"sent {sent}; pinned 2,000 + a 500-token summary is 2,500"
+assert calls == [3_300], f"the summarizer read {calls}; it should read the 3,300 tokens"
+assert len(rec["after_twelve"]) == 1, (
+    "800 tokens of history is under the trigger: no new compaction")
+assert len(rec["after_under"]) == 1, "exactly 3,000 tokens is not over a 3,000 trigger"
 ### END HIDDEN TESTS
 
 # %% id="compaction_figures" kind="tests" points=2
@@ -909,12 +990,20 @@ assert sum(sizes) + sum(calls) == 75_100, (
     f"loop {sum(sizes):,} + compaction traffic {sum(calls):,} = {sum(sizes) + sum(calls):,}; "
     "expected 71,800 + 3,300 = 75,100")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
+rec = record(sizes=sizes, calls=calls, longer=compaction_run(21)[1])
+### JUDGE
+sizes, calls = rec["sizes"], rec["calls"]
+assert sum(sizes) + sum(calls) == 75_100, (
+    f"loop {sum(sizes):,} + compaction traffic {sum(calls):,} = {sum(sizes) + sum(calls):,}; "
+    "expected 71,800 + 3,300 = 75,100")
 assert sum(sizes) == 71_800 and calls == [3_300], (
     f"expected one compaction of 3,300 tokens at turn 12 and 71,800 for the loop; got "
     f"{sum(sizes):,} and {calls}")
 assert sizes[-1] == 4_900, f"held at turn 20: {sizes[-1]:,}; expected 2,000 + 500 + 300 x 8"
 assert sizes[11] == 2_500, "turn 12 submits the preamble plus the fresh 500-token summary"
-sizes, calls = compaction_run(21)
+calls = rec["longer"]
 assert len(calls) == 2 and calls[1] == 3_200, (
     f"a 21-turn run compacts again at turn 21 (500 + 9 x 300 = 3,200 > 3,000); got {calls}")
 ### END HIDDEN TESTS
@@ -927,6 +1016,9 @@ assert rep.submitted == [2_000], (
     f"turn 1 submitted {rep.submitted}; a turn's prompt holds only what came BEFORE it: its own "
     "300 tokens are appended after the model call")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
+one = rep
 seen = []
 
 
@@ -935,12 +1027,20 @@ def recorder(transcript, budget):
     return list(transcript)
 
 
-rep = ledger(recorder, preamble=2_000, per_turn=300, turns=3)
-assert rep.submitted == [2_000, 2_300, 2_600], f"submitted {rep.submitted}"
-assert seen[-1] == ["system", "task", "turn-1", "turn-2"], (
-    f"turn 3's assemble saw {seen[-1]}; it should see the preamble and turns 1-2 only")
-assert rep.cumulative == 6_900 and rep.held == 2_600, (
-    f"cumulative {rep.cumulative}, held {rep.held}; expected 6,900 and 2,600")
+rec = record(one=one, three=ledger(recorder, preamble=2_000, per_turn=300, turns=3), seen=seen)
+### JUDGE
+got = rec["one"]["submitted"]
+assert got == [2_000], (
+    f"turn 1 submitted {got}; a turn's prompt holds only what came BEFORE it: its own "
+    "300 tokens are appended after the model call")
+rep = rec["three"]
+assert rep["submitted"] == [2_000, 2_300, 2_600], f"submitted {rep['submitted']}"
+seen = rec["seen"]
+assert seen and seen[-1] == ["system", "task", "turn-1", "turn-2"], (
+    f"turn 3's assemble saw {seen[-1] if seen else None}; it should see the preamble and "
+    "turns 1-2 only")
+assert rep["cumulative"] == 6_900 and rep["held"] == 2_600, (
+    f"cumulative {rep['cumulative']}, held {rep['held']}; expected 6,900 and 2,600")
 ### END HIDDEN TESTS
 
 # %% id="ledger_notes_session" kind="tests" points=3
@@ -949,6 +1049,7 @@ from course.worlds import context_cache as cc
 rep = ledger(lambda transcript, budget: list(transcript), preamble=2_000, per_turn=300, turns=20)
 assert rep.cumulative == 97_000, f"keep-everything over the session: {rep.cumulative:,} != 97,000"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
 
 
 def ref_keep(transcript, budget):
@@ -971,44 +1072,65 @@ def ref_compact(transcript, budget):
 
 
 S = dict(preamble=2_000, per_turn=300, turns=20)
-k = ledger(ref_keep, **S)
-assert (k.cumulative, k.held, k.compaction, k.binds_at, k.evictions) == (97_000, 7_700, 0,
-                                                                         None, []), (
-    f"keep-until-full: cumulative {k.cumulative:,}, held {k.held:,}, compaction {k.compaction}, "
-    f"binds {k.binds_at}; expected 97,000 / 7,700 / 0 / None with no evictions")
-w = ledger(ref_window, **S)
-assert (w.cumulative, w.held, w.binds_at) == (83_500, 5_000, 12), (
-    f"window: {w.cumulative:,} / held {w.held:,} / binds {w.binds_at}; expected 83,500 / 5,000 / 12")
-assert [(e.turn, e.entry) for e in w.evictions] == [(11 + j, f"turn-{j}") for j in range(1, 10)], (
-    "the eviction log must list turn-j leaving at turn 11 + j, once each: "
-    f"got {[(e.turn, e.entry) for e in w.evictions]}")
-assert (w.evictions[0].origin, w.evictions[0].tokens) == (1, 300), "log origin turn and size"
-c = ledger(ref_compact, **S)
-assert (c.cumulative, c.compaction, c.total, c.held, c.binds_at) == (71_800, 3_300, 75_100,
-                                                                     4_900, 12), (
-    f"compaction: loop {c.cumulative:,} + traffic {c.compaction:,} = {c.total:,}, held {c.held:,}, "
-    f"binds {c.binds_at}; expected 71,800 + 3,300 = 75,100, 4,900, 12 (count each summary's "
-    "input tokens once, the first time it appears)")
-assert sorted(e.entry for e in c.evictions if e.turn == 12) == sorted(
-    f"turn-{j}" for j in range(1, 12)), "turns 1-11 leave the context at turn 12 (summarized)"
 E = dict(preamble=3_000, per_turn=400, turns=24)
-k1, w1 = ledger(ref_keep, **E), ledger(lambda t, b: ref_window(t, b, W=4_000), **E)
-assert (k1.cumulative, k1.held, w1.cumulative, w1.held) == (182_400, 12_200, 146_000, 7_000), (
-    f"exercise 1: {k1.cumulative:,}/{k1.held:,} and {w1.cumulative:,}/{w1.held:,}; expected "
-    "182,400/12,200 and 146,000/7,000")
-assert [e.turn for e in w1.evictions if e.entry == "turn-3"] == [14], (
+rec = record(
+    everything=rep,
+    keep=ledger(ref_keep, **S),
+    window=ledger(ref_window, **S),
+    compact=ledger(ref_compact, **S),
+    ex_keep=ledger(ref_keep, **E),
+    ex_window=ledger(lambda t, b: ref_window(t, b, W=4_000), **E),
+    overflow=ledger(ref_keep, preamble=3_000, per_turn=400, turns=40, limit=16_384),
+    quiet=ledger(ref_window, preamble=2_000, per_turn=300, turns=20, limit=4_096),
+    shapes=[[P, a, n, ledger(ref_keep, preamble=P, per_turn=a, turns=n).cumulative]
+            for P, a, n in [(1_500, 250, 37), (500, 1_000, 9), (0, 50, 1)]],
+)
+### JUDGE
+got = rec["everything"]["cumulative"]
+assert got == 97_000, f"keep-everything over the session: {got:,} != 97,000"
+k = rec["keep"]
+assert (k["cumulative"], k["held"], k["compaction"], k["binds_at"], k["evictions"]) == (
+        97_000, 7_700, 0, None, []), (
+    f"keep-until-full: cumulative {k['cumulative']:,}, held {k['held']:,}, compaction "
+    f"{k['compaction']}, binds {k['binds_at']}; expected 97,000 / 7,700 / 0 / None with no "
+    "evictions")
+w = rec["window"]
+assert (w["cumulative"], w["held"], w["binds_at"]) == (83_500, 5_000, 12), (
+    f"window: {w['cumulative']:,} / held {w['held']:,} / binds {w['binds_at']}; expected "
+    "83,500 / 5,000 / 12")
+log = [(e["turn"], e["entry"]) for e in w["evictions"]]
+assert log == [(11 + j, f"turn-{j}") for j in range(1, 10)], (
+    f"the eviction log must list turn-j leaving at turn 11 + j, once each: got {log}")
+first = w["evictions"][0]
+assert (first["origin"], first["tokens"]) == (1, 300), "log origin turn and size"
+c = rec["compact"]
+total = c["cumulative"] + c["compaction"]
+assert (c["cumulative"], c["compaction"], total, c["held"], c["binds_at"]) == (
+        71_800, 3_300, 75_100, 4_900, 12), (
+    f"compaction: loop {c['cumulative']:,} + traffic {c['compaction']:,} = {total:,}, held "
+    f"{c['held']:,}, binds {c['binds_at']}; expected 71,800 + 3,300 = 75,100, 4,900, 12 "
+    "(count each summary's input tokens once, the first time it appears)")
+assert sorted(e["entry"] for e in c["evictions"] if e["turn"] == 12) == sorted(
+    f"turn-{j}" for j in range(1, 12)), "turns 1-11 leave the context at turn 12 (summarized)"
+k1, w1 = rec["ex_keep"], rec["ex_window"]
+assert (k1["cumulative"], k1["held"], w1["cumulative"], w1["held"]) == (
+        182_400, 12_200, 146_000, 7_000), (
+    f"exercise 1: {k1['cumulative']:,}/{k1['held']:,} and {w1['cumulative']:,}/"
+    f"{w1['held']:,}; expected 182,400/12,200 and 146,000/7,000")
+assert [e["turn"] for e in w1["evictions"] if e["entry"] == "turn-3"] == [14], (
     "the turn-3 constraint is evicted at turn 14, and the log must say so")
-o = ledger(ref_keep, preamble=3_000, per_turn=400, turns=40, limit=16_384)
-assert (o.overflow_at, len(o.submitted), o.held) == (35, 34, 16_200), (
-    f"overflow at turn {o.overflow_at} after {len(o.submitted)} turns holding {o.held:,}; "
-    "expected turn 35, after 34 turns holding 16,200 (the run stops at the overflow)")
-quiet = ledger(ref_window, preamble=2_000, per_turn=300, turns=20, limit=4_096)
-assert quiet.overflow_at == 8, (
+o = rec["overflow"]
+assert (o["overflow_at"], len(o["submitted"]), o["held"]) == (35, 34, 16_200), (
+    f"overflow at turn {o['overflow_at']} after {len(o['submitted'])} turns holding "
+    f"{o['held']:,}; expected turn 35, after 34 turns holding 16,200 (the run stops at the "
+    "overflow)")
+quiet = rec["quiet"]["overflow_at"]
+assert quiet == 8, (
     f"a policy that does not raise still overflows when its context exceeds the limit: turn 8 "
-    f"sends 4,100 > 4,096; got {quiet.overflow_at}")
-for P, a, n in [(1_500, 250, 37), (500, 1_000, 9), (0, 50, 1)]:
-    got = ledger(ref_keep, preamble=P, per_turn=a, turns=n).cumulative
-    assert got == n * P + a * n * (n - 1) // 2, f"closed form n*P + a*n(n-1)/2 fails at {P, a, n}"
+    f"sends 4,100 > 4,096; got {quiet}")
+for P, a, n, got in rec["shapes"]:
+    assert got == n * P + a * n * (n - 1) // 2, (
+        f"closed form n*P + a*n(n-1)/2 fails at {P, a, n}: the ledger gave {got:,}")
 ### END HIDDEN TESTS
 
 # %% id="ledger_spikes_and_caps" kind="tests" points=2
@@ -1020,6 +1142,7 @@ assert rep.cumulative == 417_000, (
     f"a 20,000-token result at step 4 rides in prompts 5-20: expected 97,000 + 16 x 20,000 = "
     f"417,000, got {rep.cumulative:,}")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
 
 
 def everything(transcript, budget):
@@ -1033,51 +1156,68 @@ def ref_window(transcript, budget):
     return list(transcript[:2]) + hist
 
 
-S = dict(preamble=2_000, per_turn=300, turns=20, spikes={4: 20_000})
-tool = ledger(everything, **S, cap=2_000, cap_in="tool")
-asm = ledger(everything, **S, cap=2_000, cap_in="assemble")
-assert tool.cumulative == 129_000, f"cap in the tool: {tool.cumulative:,}; expected 129,000"
-assert asm.cumulative == 147_000, (
-    f"cap in assemble: {asm.cumulative:,}; expected 147,000 (the first carrying prompt pays "
-    "20,000, the next fifteen 2,000)")
-assert asm.submitted[4] == 23_200 and asm.submitted[5] == 5_500, (
-    f"turns 5 and 6 submitted {asm.submitted[4]:,} and {asm.submitted[5]:,}; the spike rides "
-    "whole once (23,200), then capped (5,500)")
-win = ledger(ref_window, **S)
-left = [(e.turn, e.origin, e.tokens) for e in win.evictions if e.entry == "output-4"]
-assert left == [(5, 4, 20_000)], f"the window evicts the spike at turn 5, unread: got {left}"
-assert win.cumulative == 73_300, f"window over the spiky session: {win.cumulative:,} != 73,300"
-assert S["spikes"] == {4: 20_000}, "do not modify the caller's spikes"
-
-
 def last_three(transcript, budget):
     return list(transcript[:2]) + list(transcript[2:])[-3:]
 
 
+S = dict(preamble=2_000, per_turn=300, turns=20, spikes={4: 20_000})
+tool = ledger(everything, **S, cap=2_000, cap_in="tool")
+asm = ledger(everything, **S, cap=2_000, cap_in="assemble")
+win = ledger(ref_window, **S)
+spikes_after = record(spikes=S["spikes"])
+rec = record(
+    raw=rep, tool=tool, asm=asm, win=win, spikes_after=spikes_after,
+    kept=ledger(last_three, **S, cap=2_000, cap_in="assemble"),
+    never=ledger(ref_window, **S, cap=2_000, cap_in="assemble"),
+    comp=ledger(lambda t, b: assemble_summarize_and_compact(t, b, summarize=cc.summarize),
+                preamble=2_000, per_turn=300, turns=40),
+    over=ledger(everything, preamble=2_000, per_turn=300, turns=40, limit=10_000),
+)
+### JUDGE
+got = rec["raw"]["cumulative"]
+assert got == 417_000, (
+    f"a 20,000-token result at step 4 rides in prompts 5-20: expected 97,000 + 16 x 20,000 = "
+    f"417,000, got {got:,}")
+tool, asm = rec["tool"], rec["asm"]
+assert tool["cumulative"] == 129_000, (
+    f"cap in the tool: {tool['cumulative']:,}; expected 129,000")
+assert asm["cumulative"] == 147_000, (
+    f"cap in assemble: {asm['cumulative']:,}; expected 147,000 (the first carrying prompt pays "
+    "20,000, the next fifteen 2,000)")
+sub = asm["submitted"]
+assert sub[4:6] == [23_200, 5_500], (
+    f"turns 5 and 6 submitted {sub[4:6]}; the spike rides whole once (23,200), then capped "
+    "(5,500)")
+win = rec["win"]
+left = [[e["turn"], e["origin"], e["tokens"]] for e in win["evictions"]
+        if e["entry"] == "output-4"]
+assert left == [[5, 4, 20_000]], f"the window evicts the spike at turn 5, unread: got {left}"
+assert win["cumulative"] == 73_300, (
+    f"window over the spiky session: {win['cumulative']:,} != 73,300")
+assert rec["spikes_after"]["spikes"] == {"4": 20_000}, "do not modify the caller's spikes"
 # carried at turns 5-7 (trimmed after turn 5's prompt), gone at turn 8: logged trimmed
-kept = ledger(last_three, **S, cap=2_000, cap_in="assemble")
-left = [(e.turn, e.origin, e.tokens) for e in kept.evictions if e.entry == "output-4"]
-assert left == [(8, 4, 2_000)], (
+left = [[e["turn"], e["origin"], e["tokens"]] for e in rec["kept"]["evictions"]
+        if e["entry"] == "output-4"]
+assert left == [[8, 4, 2_000]], (
     f"a spike trimmed by cap_in='assemble' is logged at its trimmed size when it goes: "
     f"expected [(8, 4, 2000)], got {left}")
 # a policy that never carries the spike never trims it
-never = ledger(ref_window, **S, cap=2_000, cap_in="assemble")
-left = [(e.turn, e.origin, e.tokens) for e in never.evictions if e.entry == "output-4"]
-assert left == [(5, 4, 20_000)], (
+left = [[e["turn"], e["origin"], e["tokens"]] for e in rec["never"]["evictions"]
+        if e["entry"] == "output-4"]
+assert left == [[5, 4, 20_000]], (
     f"cap_in='assemble' trims only after a prompt carried the spike; never carried, it is "
     f"logged whole: expected [(5, 4, 20000)], got {left}")
 # summaries never enter the eviction log, only appended entries
-comp = ledger(lambda t, b: assemble_summarize_and_compact(t, b, summarize=cc.summarize),
-              preamble=2_000, per_turn=300, turns=40)
-assert comp.evictions and all(not e.entry.startswith("summary") for e in comp.evictions), (
+comp = [e["entry"] for e in rec["comp"]["evictions"]]
+assert comp and all(not str(e).startswith("summary") for e in comp), (
     "only appended entries (preamble, steps, spikes) enter the eviction log, never summaries: "
-    f"got {[e.entry for e in comp.evictions if e.entry.startswith('summary')][:3]}")
+    f"got {[e for e in comp if str(e).startswith('summary')][:3]}")
 # the overflow turn sent nothing, so it is not in submitted
-over = ledger(everything, preamble=2_000, per_turn=300, turns=40, limit=10_000)
-assert over.overflow_at == 28 and len(over.submitted) == 27, (
+over = rec["over"]
+assert over["overflow_at"] == 28 and len(over["submitted"]) == 27, (
     f"the overflow turn is not in submitted (nothing was sent on it): turn 28's prompt is "
-    f"10,100 > 10,000, so 27 entries; got overflow_at={over.overflow_at}, "
-    f"{len(over.submitted)} entries")
+    f"10,100 > 10,000, so 27 entries; got overflow_at={over['overflow_at']}, "
+    f"{len(over['submitted'])} entries")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1329,14 +1469,12 @@ assert not retry_allowed(cc.TIMEOUT, idempotent=False), (
     "a timeout on a non-idempotent call must not be retried: the write may already have "
     "committed, and a retry would commit it twice")
 ### BEGIN HIDDEN TESTS
-assert retry_allowed(cc.TIMEOUT, idempotent=True), (
-    "an idempotent (request-keyed) call may be retried after a timeout: a duplicate is harmless")
-assert not retry_allowed(cc.CRASHED_MID_WRITE, idempotent=False), (
-    "a non-idempotent write that crashed part-way must be reconciled, not retried")
-for idem in (False, True):
-    assert not retry_allowed(cc.OK, idempotent=idem), "an ok call has nothing to retry"
-    assert not retry_allowed(cc.ERROR_AS_DATA, idempotent=idem), (
-        "an error returned as data goes back to the model; the loop does not retry it")
+from course.observe import outcome, record
+
+table = {state: {str(idem): outcome(retry_allowed, state, idempotent=idem)
+                 for idem in (False, True)}
+         for state in (cc.OK, cc.ERROR_AS_DATA, cc.CRASHED_MID_WRITE, cc.TIMEOUT)}
+worlds = {}
 for fate in cc.TIMEOUT_WORLDS:
     billing = cc.InvoiceBook()
     link = cc.Link(cc.keyless(billing.post_invoice), [fate, fate, fate], book=billing)
@@ -1344,9 +1482,35 @@ for fate in cc.TIMEOUT_WORLDS:
                                      "input": {"customer_id": "c-9", "amount_cents": 500}},
                               retry_allowed=retry_allowed, idempotent=False)
     billing.settle()
-    assert out["attempts"] == 1 and len(billing.rows) <= 1, (
-        f"in the {fate} world the keyless write was sent {out['attempts']} times and made "
-        f"{len(billing.rows)} invoices; never retry a timeout without idempotency")
+    worlds[fate] = {"attempts": out["attempts"], "invoices": len(billing.rows)}
+rec = record(table=table, worlds=worlds)
+### JUDGE
+from course.worlds import context_cache as cc
+
+
+def answer(state, idem):
+    got = rec["table"][state][str(idem)]
+    assert got["raised"] is None, (
+        f"retry_allowed({state!r}, idempotent={idem}) raised {got['raised']}; every terminal "
+        "state has an answer")
+    return got["value"]
+
+
+assert not answer(cc.TIMEOUT, False), (
+    "a timeout on a non-idempotent call must not be retried: the write may already have "
+    "committed, and a retry would commit it twice")
+assert answer(cc.TIMEOUT, True), (
+    "an idempotent (request-keyed) call may be retried after a timeout: a duplicate is harmless")
+assert not answer(cc.CRASHED_MID_WRITE, False), (
+    "a non-idempotent write that crashed part-way must be reconciled, not retried")
+for idem in (False, True):
+    assert not answer(cc.OK, idem), "an ok call has nothing to retry"
+    assert not answer(cc.ERROR_AS_DATA, idem), (
+        "an error returned as data goes back to the model; the loop does not retry it")
+for fate, seen in rec["worlds"].items():
+    assert seen["attempts"] == 1 and seen["invoices"] <= 1, (
+        f"in the {fate} world the keyless write was sent {seen['attempts']} times and made "
+        f"{seen['invoices']} invoices; never retry a timeout without idempotency")
 ### END HIDDEN TESTS
 
 # %% id="request_key_dedup" kind="tests" points=2
@@ -1367,12 +1531,12 @@ assert len(book.rows) == 1, (
     f"the replayed call made {len(book.rows)} invoices; deduplicate on the transcript entry's "
     "request_key so a retried write commits once")
 ### BEGIN HIDDEN TESTS
-assert again == book.rows[0], "the replay must return the original commit's result"
+from course.observe import outcome, record
+
+at_replay = record(again=again, rows=book.rows)
 restarted = with_request_key(book.post_invoice, table=table)      # a new process, same table
 replayed = [dict(e) for e in transcript]
-assert restarted(replayed[-1]) == book.rows[0] and len(book.rows) == 1, (
-    "after a restart, replaying the transcript's entry must not write again: the key comes "
-    "from the transcript, not from anything the old process held")
+at_restart = record(value=restarted(replayed[-1]), rows=book.rows)
 late = cc.InvoiceBook()
 late_table = {}
 entry2 = cc.issue_call(transcript, "post_invoice", {"customer_id": "c-18", "amount_cents": 700},
@@ -1384,20 +1548,31 @@ except cc.ToolTimeout:      # the first attempt is still in flight
     pass
 slow(entry2)
 late.settle()
-assert len(late.rows) == 1, (
-    f"a late commit plus a retry made {len(late.rows)} invoices; the key must dedupe both")
 other = cc.issue_call(transcript, "post_invoice", {"customer_id": "c-17", "amount_cents": 12_900},
                       rng=random.Random(6))
 link(other)
-assert len(book.rows) == 2, "a NEW call (a new key) with the same arguments is a new invoice"
+after_new = len(book.rows)
 keyless = with_request_key(book.post_invoice, table={})
-try:
-    keyless({"input": {"customer_id": "c-19", "amount_cents": 100}})
-except KeyError:
-    pass
-else:
-    raise AssertionError("a call with no request_key was written; raise KeyError instead")
-assert len(book.rows) == 2, "a call with no request_key must raise before calling the tool"
+no_key = outcome(keyless, {"input": {"customer_id": "c-19", "amount_cents": 100}})
+rec = record(at_replay=at_replay, at_restart=at_restart, late=len(late.rows),
+             after_new=after_new, no_key=no_key, after_no_key=len(book.rows))
+### JUDGE
+rows = rec["at_replay"]["rows"]
+assert len(rows) == 1, (
+    f"the replayed call made {len(rows)} invoices; deduplicate on the transcript entry's "
+    "request_key so a retried write commits once")
+assert rec["at_replay"]["again"] == rows[0], "the replay must return the original commit's result"
+restart = rec["at_restart"]
+assert restart["value"] == rows[0] and len(restart["rows"]) == 1, (
+    "after a restart, replaying the transcript's entry must not write again: the key comes "
+    "from the transcript, not from anything the old process held")
+assert rec["late"] == 1, (
+    f"a late commit plus a retry made {rec['late']} invoices; the key must dedupe both")
+assert rec["after_new"] == 2, "a NEW call (a new key) with the same arguments is a new invoice"
+raised = rec["no_key"]["raised"]
+assert raised is not None and raised["type"] == "KeyError", (
+    f"a call with no request_key was written (or raised {raised}); raise KeyError instead")
+assert rec["after_no_key"] == 2, "a call with no request_key must raise before calling the tool"
 ### END HIDDEN TESTS
 
 # %% [markdown]
