@@ -280,13 +280,15 @@ def agent(goal, tools, dispatch, *, client, max_steps=12):
 #: A correct answer whose outputs, written answer and extra cells try to run script in the
 #: instructor's browser (feedback page, formgrader).
 XSS = "document.title='XSS'"
-XSS_OUTPUTS = f'''
+_XSS_HTML = (f'<img src=x onerror="{XSS}"><script>{XSS}</script>'
+             f'<iframe srcdoc="<script>parent.{XSS}</script>"></iframe>')
+_XSS_SVG = f'<svg xmlns="http://www.w3.org/2000/svg"><script>{XSS}</script></svg>'
+XSS_OUTPUTS = f"""
 from IPython.display import HTML, SVG, Javascript, display
-display(HTML("<img src=x onerror=\\"{XSS}\\"><script>{XSS}</script>"))
-display(Javascript("{XSS}"))
-display(SVG('<svg xmlns="http://www.w3.org/2000/svg"><script>{XSS}</script></svg>'))
-display(HTML('<iframe srcdoc="<script>parent.{XSS}</script>"></iframe>'))
-'''
+display(HTML({_XSS_HTML!r}))
+display(Javascript({XSS!r}))
+display(SVG({_XSS_SVG!r}))
+"""
 XSS_MARKDOWN = (f"<script>{XSS}</script> <img src=x onerror=\"{XSS}\"> "
                 f"[click](javascript:{XSS}) <iframe srcdoc='<script>{XSS}</script>'></iframe>")
 UNSAFE_ID = "<img src=x onerror=alert(1)>"
@@ -543,12 +545,13 @@ def test_the_blinded_probe_is_still_flagged(attacked):
 def test_nothing_a_kernel_saw_reaches_the_autograded_copy_or_feedback(attacked):
     course = attacked["course"]
     assert attacked["rows"]["leaker"].auto_score == 14  # a correct answer keeps its points
-    graded = (course / "autograded" / "leaker" / LAB / NB).read_text()
-    assert LEAK_MARK not in graded
+    graded = runner.read_notebook(course / "autograded" / "leaker" / LAB / NB)
+    blob = re.compile(re.escape(LEAK_MARK) + r"[A-Za-z0-9+/=]{16,}")  # the code itself is shown
+    assert not blob.search(json.dumps([c.get("outputs", []) for c in graded.cells]))
     page = course / "feedback" / "leaker" / LAB / f"{LAB}.html"
     refused = [e for e in attacked["feedback_errors"] if "/leaker/" in e]
     assert page.is_file() and not refused, refused
-    assert LEAK_MARK not in page.read_text()
+    assert not blob.search(page.read_text())
 
 
 def test_xss_submission_keeps_its_points_and_no_markup(attacked):

@@ -7,10 +7,19 @@ graded test cell the grader asks the kernel to describe itself with :data:`PROBE
 evaluated as a ``user_expression`` (those bypass input transformers), and compares the
 answer with the one taken before the first cell ran (:func:`changes`).
 
-The rule for "tampered": a hook, transformer or module attribute whose code does not come
-from a read-only folder of the environment (the code of notebook cells and of files the
-submission writes lives elsewhere), or a builtin that is no longer the object it was.
-A canary cell that must fail (:func:`canary`) catches a kernel that swallows errors.
+Two rules for "tampered":
+
+* anything the kernel had before the first cell (hooks, transformers, event callbacks, the
+  methods of the shell, the kernel, its ``Session`` and its display machinery, ``sys``
+  hooks, builtins, the callables of watched modules) that is no longer the same object; no
+  file name is trusted for those;
+* anything added since whose code does not come from a read-only folder of the environment.
+
+The expression reads no name from the student's namespace: it reaches ``sys`` through the
+import machinery's own classes, so a shadowed ``exec`` or ``__import__`` cannot answer for it.
+A canary cell that must fail (:func:`canary`) catches a kernel that swallows errors. Grades
+do not depend on any of this (the grader judges records, see :mod:`.engine`): a finding is a
+flag for an instructor to review.
 """
 
 from __future__ import annotations
@@ -119,9 +128,36 @@ for mname, mod in list(_s.modules.items()):
                 dc = generated and ck.startswith("__") and ck.endswith("__")
                 if callable(cv) and not _ok(cv, dc):
                     found.append(mname + "." + k + "." + ck + " replaced")
+ident = {}
+def _keep(label, obj):
+    ident[label] = id(obj)
+for holder, label in ((ip, "shell"), (getattr(ip, "kernel", None), "kernel"),
+                      (getattr(getattr(ip, "kernel", None), "session", None), "Session"),
+                      (getattr(ip, "display_pub", None), "display publisher"),
+                      (getattr(ip, "displayhook", None), "display hook"),
+                      (getattr(ip, "display_formatter", None), "display formatter")):
+    if holder is None:
+        continue
+    for k, v in list(vars(holder).items()):
+        if callable(v) and not isinstance(v, type):
+            _keep(label + " method " + k, v)
+    _keep(label + " class", type(holder))
+    for cls in type(holder).__mro__:
+        for k, v in list(vars(cls).items()):
+            if callable(v):
+                _keep(label + " class " + cls.__name__ + "." + k, v)
+for what, hook in (("sys.excepthook", _s.excepthook), ("sys.displayhook", _s.displayhook),
+                   ("sys.stdout", _s.stdout), ("sys.stderr", _s.stderr)):
+    _keep(what, hook)
+for mname, mod in list(_s.modules.items()):
+    if mod is None or (mname.split(".")[0] != "course" and mname not in WATCHED):
+        continue
+    for k, v in list(vars(mod).items()):
+        if callable(v) and not (mname == "sys" and k.startswith("last_")):
+            _keep(mname + "." + k, v)
 _r = {"found": sorted(set(found)),
       "builtins": {k: id(v) for k, v in vars(_b).items() if not k.startswith("_")},
-      "nonce": NONCE}
+      "ident": ident, "nonce": NONCE}
 '''
 
 
@@ -129,8 +165,14 @@ def expression(roots: list[str]) -> tuple[str, str]:
     """A ``user_expression`` that returns the probe's JSON, and the nonce it must echo."""
     nonce = secrets.token_hex(8)
     src = (f"ROOTS = {roots!r}\nWATCHED = {WATCHED!r}\nNONCE = {nonce!r}\n" + _PROBE_SRC)
-    expr = (f"(lambda d: (exec({src!r}, d), __import__('json').dumps(d['_r']))[1])"
-            "({'__builtins__': __import__('builtins')})")
+    # sys from the import machinery's own ModuleSpec class: no name is looked up in the
+    # student's namespace (a shadowed exec or __import__ there never sees the probe).
+    real_sys = ("[c for c in ().__class__.__mro__[1].__subclasses__() "
+                "if c.__name__ == 'ModuleSpec'][0].__init__.__globals__['sys']")
+    expr = (f"(lambda s: (lambda b, d: (b.exec({src!r}, d), "
+            "s.modules['json'].dumps(d['_r']))[1])"
+            "(s.modules['builtins'], {'__builtins__': s.modules['builtins']}))"
+            f"({real_sys})")
     return expr, nonce
 
 
@@ -153,6 +195,12 @@ def changes(baseline: dict[str, Any], now: dict[str, Any] | None) -> list[str]:
     if now is None:
         return ["the tamper probe got no honest answer from the kernel"]
     out = list(now.get("found", []))
+    was, now_ids = baseline.get("ident", {}), now.get("ident", {})
+    for label in sorted(set(was) & set(now_ids)):
+        if was[label] != now_ids[label]:
+            out.append(f"{label} replaced")
+    for label in sorted(set(was) - set(now_ids)):
+        out.append(f"{label} deleted")
     before, after = baseline.get("builtins", {}), now.get("builtins", {})
     for name in sorted(before):
         if name not in after:
