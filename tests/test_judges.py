@@ -198,7 +198,7 @@ def test_sanitize_keeps_plain_text_before_the_first_record_and_nothing_after():
         == ["x", "hi\n"]
     assert nb.cells[1].outputs == []
     assert "<script" not in nb.cells[2].source and "javascript:" not in nb.cells[2].source
-    assert nb.cells[3].cell_type == "markdown" and nb.cells[3].source.startswith("```text")
+    assert nb.cells[3].cell_type == "markdown" and nb.cells[3].source.startswith("&lt;script")
 
 
 # -- no judge line ever reaches a kernel -----------------------------------------------------------
@@ -237,3 +237,45 @@ def test_no_judge_line_is_sent_to_the_kernel(monkeypatch):
     everything = "\n".join(sent)
     assert not [j for j in judges if j in everything]
     assert asyncio.iscoroutinefunction(real)
+
+
+# -- the per-submission budget and the output cap, through `course grade` ----------------------
+
+
+@pytest.mark.slow
+def test_a_slow_submission_meets_its_budget_and_a_flood_its_cap(tmp_path, monkeypatch):
+    """A submission that sleeps in every call runs past its budget (2x the solution's time
+    here) and fails with that reason; one that prints 95 MB keeps at most the notebook's
+    output cap; a correct classmate graded beside them scores full."""
+    from course.grading import build, grade, preflight, runner
+    from course.grading.mutation import submission
+
+    monkeypatch.setattr(preflight, "BUDGET_FLOOR", 10.0)
+    course = runner.scratch_course(ROOT, [LAB], base=tmp_path)
+    build.generate(course, LAB)
+    release = read_notebook(course / "release" / LAB / f"{LAB}.ipynb")
+    good = submission(release, read_notebook(course / "source" / LAB / f"{LAB}.ipynb"))
+    answer = next(c for c in good.cells if c.metadata.get("nbgrader", {}).get("grade_id")
+                  == "agent")
+
+    def put(student, body):
+        nb = nbformat.from_dict(good)
+        cell = next(c for c in nb.cells if c.get("id") == answer.get("id"))
+        cell.source = body
+        target = course / "submitted" / student / LAB / f"{LAB}.ipynb"
+        target.parent.mkdir(parents=True)
+        nbformat.write(nb, target)
+
+    put("good", answer.source)
+    put("slow", answer.source.replace('    """Run the tool-calling loop',
+                                      '    __import__("time").sleep(5)\n'
+                                      '    """Run the tool-calling loop', 1))
+    put("flood", answer.source + '\nfor _ in range(100):\n    print("x" * 950_000)\n')
+    result = grade.grade_class(course, [LAB], jobs=2, progress=False, budget_factor=2.0)
+    runs = {r.student: r for r in result.runs}
+    rows = {r.student: r for r in result.rows}
+    assert runs["good"].ok and rows["good"].auto_score == 14
+    assert not runs["slow"].ok and runs["slow"].error.startswith("timed out after"), runs["slow"]
+    assert runs["flood"].ok and rows["flood"].auto_score == 14
+    size = (course / "autograded" / "flood" / LAB / f"{LAB}.ipynb").stat().st_size
+    assert size < engine.MAX_NOTEBOOK_OUTPUT + 2_000_000, size

@@ -542,29 +542,45 @@ def test_the_blinded_probe_is_still_flagged(attacked):
     assert attacked["runs"]["blind_probe"].review, "the Session patch went unseen"
 
 
+def _leaked(text: str) -> list[str]:
+    """Hidden-test lines found in the base64 blobs the leaker wrote into ``text``."""
+    import base64
+
+    source = runner.read_notebook(ROOT / "source" / LAB / NB)
+    hidden = secret_lines(source, solutions=False)
+    found = []
+    for blob in re.findall(re.escape(LEAK_MARK) + r"([A-Za-z0-9+/=]{16,})", text):
+        seen = base64.b64decode(blob + "=" * (-len(blob) % 4)).decode(errors="replace")
+        found += [ln for ln in hidden if ln in " ".join(seen.split())]
+    return found
+
+
 def test_nothing_a_kernel_saw_reaches_the_autograded_copy_or_feedback(attacked):
     course = attacked["course"]
     assert attacked["rows"]["leaker"].auto_score == 14  # a correct answer keeps its points
     graded = runner.read_notebook(course / "autograded" / "leaker" / LAB / NB)
-    blob = re.compile(re.escape(LEAK_MARK) + r"[A-Za-z0-9+/=]{16,}")  # the code itself is shown
-    assert not blob.search(json.dumps([c.get("outputs", []) for c in graded.cells]))
+    outputs = json.dumps([c.get("outputs", []) for c in graded.cells])
+    assert LEAK_MARK in outputs  # its self-check call, before any test ran, is kept
+    assert not _leaked(outputs)
     page = course / "feedback" / "leaker" / LAB / f"{LAB}.html"
     refused = [e for e in attacked["feedback_errors"] if "/leaker/" in e]
     assert page.is_file() and not refused, refused
-    assert not blob.search(page.read_text())
+    assert not _leaked(page.read_text())
 
 
 def test_xss_submission_keeps_its_points_and_no_markup(attacked):
     course = attacked["course"]
     assert attacked["rows"]["xss"].auto_score == 14
-    for path in (course / "autograded" / "xss" / LAB / NB,
-                 course / "feedback" / "xss" / LAB / f"{LAB}.html"):
-        text = path.read_text()
-        for live in ("<script>document.title", 'onerror="document', "<iframe",
-                     "javascript:document", "<svg"):
-            assert live not in text, (path.name, live)
-        if path.suffix == ".html":
-            assert "Content-Security-Policy" in text.split("</head>", 1)[0]
+    graded = runner.read_notebook(course / "autograded" / "xss" / LAB / NB)
+    shown = json.dumps([c.get("outputs", []) for c in graded.cells])
+    shown += "\n".join(c.source for c in graded.cells if c.cell_type != "code")
+    page = (course / "feedback" / "xss" / LAB / f"{LAB}.html").read_text()
+    # Escaped text is harmless ("&lt;img ... onerror=" is not a tag); a live tag or link is.
+    for live in ("<script>document.title", "<img src=x", "<iframe", "javascript:document",
+                 "<svg xmlns"):
+        assert live not in shown, live
+        assert live not in page, live  # the student's code is shown, escaped
+    assert "Content-Security-Policy" in page.split("</head>", 1)[0]
 
 
 def test_an_unsafe_student_id_is_refused_and_the_rest_graded(attacked):

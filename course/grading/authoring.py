@@ -13,6 +13,9 @@ in. A cell starts with a header line::
     # %% [markdown] kind="readonly"                locked context (e.g. a question's prompt)
     # %% [markdown] kind="instructor"              in source and solutions, never released
 
+A tests cell's hidden region holds a record part, a ``### JUDGE`` line and the judge (see
+:mod:`.judge`): the record part runs in the student's kernel, the judge in the grader.
+
 Header values are JSON, as in jupytext's percent format (strings quoted, numbers bare), so
 jupytext and JupyterLab open the scripts as notebooks with the same cells and metadata.
 Grading metadata lives only in the header, so nobody edits nbgrader JSON by hand.

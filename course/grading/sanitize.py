@@ -9,7 +9,7 @@ made from, so it keeps nothing a submission could script or smuggle through:
   what runs after that could carry what the kernel saw, in any encoding;
 * markdown written by the student (written answers, added cells) is shown as text: HTML is
   escaped and script links are disabled; attachments are dropped;
-* raw cells become escaped text, and notebook-level widget state is dropped.
+* raw cells become escaped markdown, and notebook-level widget state is dropped.
 """
 
 from __future__ import annotations
@@ -80,8 +80,7 @@ def sanitize(nb: NotebookNode, first_record: int | None) -> NotebookNode:
                 cell.source = plain_markdown(cell.source)
             cell.pop("attachments", None)
         else:  # raw
-            cell = nbformat.v4.new_markdown_cell(
-                "```text\n" + cell.source.replace("```", "'''") + "\n```", id=cell.get("id"))
+            cell = nbformat.v4.new_markdown_cell(plain_markdown(cell.source), id=cell.get("id"))
         cells.append(cell)
     nb.cells = cells
     nb.metadata.pop("widgets", None)
