@@ -613,6 +613,8 @@ assert authorize("issue_refund", {"order_id": "A", "amount_usd": 5, "confirmed":
 assert authorize("search_docs", {"query": "q"}, "acme", approved=never) is True, (
     "read-only tools are allowed without a console confirmation")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
+
 _yes = lambda tenant, tool, args: True   # noqa: E731
 _seen = []
 
@@ -622,22 +624,45 @@ def _console(tenant, tool, args):
     return True
 
 
-for _tool in ("search_docs", "get_account", "get_order", "read_artifact"):
-    assert authorize(_tool, {}, "acme", approved=never) is True, f"{_tool} is read-only: allow it"
+_approvers = {"never": never, "yes": _yes, "console": _console, "truthy": lambda *a: "yes"}
+_cases = [("issue_refund", {"order_id": "A", "amount_usd": 5, "confirmed": True}, "acme", "never"),
+          ("search_docs", {"query": "q"}, "acme", "never")]
+_cases += [(_tool, {}, "acme", "never")
+           for _tool in ("search_docs", "get_account", "get_order", "read_artifact")]
 for _tool in ("send_email", "issue_refund", "update_account"):
-    assert authorize(_tool, {"confirmed": True}, "acme", approved=never) is False, (
-        f"{_tool}: the model's confirmed=True is not a confirmation")
-    assert authorize(_tool, {}, "acme", approved=_yes) is True, (
-        f"{_tool} with a console confirmation and a tenant is allowed")
-    assert authorize(_tool, {}, "", approved=_yes) is False, f"{_tool} without a tenant is denied"
-    assert authorize(_tool, {}, None, approved=_yes) is False, f"{_tool} with tenant None is denied"
-for _tool in ("rm_rf", "delete_account", "", "SEARCH_DOCS"):
-    assert authorize(_tool, {}, "acme", approved=_yes) is False, (
-        f"unknown tool {_tool!r} must be denied (allow-list, not deny-list)")
-authorize("send_email", {"to": "x"}, "globex", approved=_console)
-assert _seen == [("globex", "send_email")], f"approved is asked with (tenant, tool, args): {_seen}"
-assert authorize("issue_refund", {}, "acme", approved=lambda *a: "yes") is False, (
-    "approved must return True exactly; a truthy string is not a confirmation")
+    _cases += [(_tool, {"confirmed": True}, "acme", "never"), (_tool, {}, "acme", "yes"),
+               (_tool, {}, "", "yes"), (_tool, {}, None, "yes")]
+_cases += [(_tool, {}, "acme", "yes") for _tool in ("rm_rf", "delete_account", "", "SEARCH_DOCS")]
+_cases += [("send_email", {"to": "x"}, "globex", "console"), ("issue_refund", {}, "acme", "truthy")]
+_answers = [[_tool, _tenant, outcome(authorize, _tool, _args, _tenant, approved=_approvers[_who])]
+            for _tool, _args, _tenant, _who in _cases]
+rec = record(answers=_answers, seen=_seen)
+### JUDGE
+_want = [(False, "confirmed=True came from the model's own arguments; only approved(...) may "
+                 "allow a write"),
+         (True, "read-only tools are allowed without a console confirmation")]
+_want += [(True, f"{_tool} is read-only: allow it")
+          for _tool in ("search_docs", "get_account", "get_order", "read_artifact")]
+for _tool in ("send_email", "issue_refund", "update_account"):
+    _want += [(False, f"{_tool}: the model's confirmed=True is not a confirmation"),
+              (True, f"{_tool} with a console confirmation and a tenant is allowed"),
+              (False, f"{_tool} without a tenant is denied"),
+              (False, f"{_tool} with tenant None is denied")]
+_want += [(False, f"unknown tool {_tool!r} must be denied (allow-list, not deny-list)")
+          for _tool in ("rm_rf", "delete_account", "", "SEARCH_DOCS")]
+_want += [(True, "send_email with a console confirmation and a tenant is allowed"),
+          (False, "approved must return True exactly; a truthy string is not a confirmation")]
+_answers = rec["answers"]
+assert len(_answers) == len(_want), "every authorize call of this cell must be recorded"
+for (_tool, _tenant, _got), (_expected, _why) in zip(_answers, _want, strict=True):
+    _raised = _got["raised"]
+    assert _raised is None, (
+        f"authorize({_tool!r}, ..., {_tenant!r}) raised {_raised and _raised['type']}: "
+        f"{_raised and _raised['message']}; authorize returns True or False")
+    assert _got["value"] is _expected, (
+        f"{_why}; authorize({_tool!r}, ..., {_tenant!r}) returned {_got['value']!r}")
+assert rec["seen"] == [["globex", "send_email"]], (
+    f"approved is asked with (tenant, tool, args): {rec['seen']}")
 ### END HIDDEN TESTS
 
 # %% id="goal_needs_resolvable_claims" kind="tests" points=3
@@ -651,28 +676,67 @@ passed, feedback = goal_predicate("Claim 1: rotate it [src:docs/a.md]\nClaim 2: 
 assert passed is False and "Claim 2" in feedback, (
     f"Claim 2 has no citation: fail and name it in the feedback; got {(passed, feedback)}")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
+
 _read = Trace(steps=[Step("search_docs", {"query": "q"}, "[docs/a.md] rotate keys here"),
                      Step("get_account", {}, "[account/acme] plan Team"),
                      Step("get_order", {"order_id": "X"}, "[order/X] secret", True)])
-assert goal_predicate("Claim 1: rotate [src:docs/a.md]", _read) == (True, ""), (
-    "one claim citing a source the trace read passes with (True, '')")
-assert goal_predicate("", _read) == (False, NO_CLAIMS), "an empty answer fails with NO_CLAIMS"
-assert goal_predicate("   \n  ", _read) == (False, NO_CLAIMS), "whitespace fails with NO_CLAIMS"
-assert goal_predicate("Claim 1: x [src:docs/made-up.md]", _read) == (
-    False, UNVERIFIED.format(labels="Claim 1")), (
+
+
+def _verdict(answer, trace):
+    got = goal_predicate(answer, trace)
+    return {"got": got, "type": [c.__name__ for c in type(got).__mro__]}
+
+
+_answers = [("Everything is fixed.", read),
+            ("Claim 1: rotate it [src:docs/a.md]\nClaim 2: it broke", read),
+            ("Claim 1: rotate [src:docs/a.md]", _read),
+            ("", _read),
+            ("   \n  ", _read),
+            ("Claim 1: x [src:docs/made-up.md]", _read),
+            ("Claim 1: x [src:order/X]", _read),
+            ("Claim 1: a [src:docs/a.md] [src:account/acme]\n  Claim 2: b [src:account/acme]",
+             _read),
+            ("Claim 1: a [src:docs/a.md] [src:nope]", _read),
+            ("Claim A: a\nnotes\nClaim B: b [src:docs/a.md]\nClaim C: c", _read),
+            ("Summary line\nClaim 1: ok [src:docs/a.md]\nThanks!", _read)]
+rec = record(verdicts=[[_answer, outcome(_verdict, _answer, _trace)]
+                       for _answer, _trace in _answers])
+### JUDGE
+NO_CLAIMS = ("No claims found. Write each finding on its own line as 'Claim N: ...' with a "
+             "[src:<id>] citation.")
+UNVERIFIED = ("Not verified: {labels}. Each claim needs a [src:<id>] citation naming a "
+              "source that a tool returned in this run; cite one or remove the claim, then "
+              "answer again.")
+
+_verdicts = rec["verdicts"]
+assert len(_verdicts) == 11, "every goal_predicate call of this cell must be recorded"
+_got = []
+for _answer, _out in _verdicts:
+    assert _out["raised"] is None, (
+        f"goal_predicate({_answer!r}, trace) raised {_out['raised']['type']}: "
+        f"{_out['raised']['message']}")
+    assert "tuple" in _out["value"]["type"], (
+        f"goal_predicate returns a tuple (passed, feedback); it returned a "
+        f"{_out['value']['type'][0]}")
+    _got.append(_out["value"]["got"])
+passed, feedback = _got[0]
+assert passed is False and feedback == NO_CLAIMS, (
+    f"an answer with no claims must fail with NO_CLAIMS (all([]) is True); got {passed}")
+passed, feedback = _got[1]
+assert passed is False and "Claim 2" in feedback, (
+    f"Claim 2 has no citation: fail and name it in the feedback; got {(passed, feedback)}")
+assert _got[2] == [True, ""], "one claim citing a source the trace read passes with (True, '')"
+assert _got[3] == [False, NO_CLAIMS], "an empty answer fails with NO_CLAIMS"
+assert _got[4] == [False, NO_CLAIMS], "whitespace fails with NO_CLAIMS"
+assert _got[5] == [False, UNVERIFIED.format(labels="Claim 1")], (
     "a citation no tool result contains does not resolve: UNVERIFIED with its label")
-assert goal_predicate("Claim 1: x [src:order/X]", _read)[0] is False, (
-    "a source seen only in an is_error result does not resolve")
-assert goal_predicate("Claim 1: a [src:docs/a.md] [src:account/acme]\n  Claim 2: b "
-                      "[src:account/acme]", _read) == (True, ""), (
-    "several citations that all resolve pass; claims may be indented")
-assert goal_predicate("Claim 1: a [src:docs/a.md] [src:nope]", _read)[0] is False, (
-    "every citation of a claim must resolve, not just one")
-assert goal_predicate("Claim A: a\nnotes\nClaim B: b [src:docs/a.md]\nClaim C: c", _read) == (
-    False, UNVERIFIED.format(labels="Claim A, Claim C")), (
+assert _got[6][0] is False, "a source seen only in an is_error result does not resolve"
+assert _got[7] == [True, ""], "several citations that all resolve pass; claims may be indented"
+assert _got[8][0] is False, "every citation of a claim must resolve, not just one"
+assert _got[9] == [False, UNVERIFIED.format(labels="Claim A, Claim C")], (
     "the failing labels in order, joined by ', '")
-assert goal_predicate("Summary line\nClaim 1: ok [src:docs/a.md]\nThanks!", _read) == (
-    True, ""), "lines that are not claims are not checked"
+assert _got[10] == [True, ""], "lines that are not claims are not checked"
 ### END HIDDEN TESTS
 
 # %% id="cache_first_namespaced" kind="tests" points=2
@@ -683,19 +747,33 @@ assert d.log[0] == ("cache.get", "how do I rotate a key", "acme"), (
 assert len(d.api.requests) == 0 and out["text"] == "the cached answer", (
     f"a hit returns the cached answer with no model call; {len(d.api.requests)} calls made")
 ### BEGIN HIDDEN TESTS
-assert out["ok"] is True and out["source"] == "semantic_cache" and out["usd"] == 0.0, (
-    f"a hit: ok True, source semantic_cache, usd 0.0; got {out}")
-assert out["stop"] == "cache_hit" and out["partial"] is False, f"stop cache_hit: {out['stop']}"
-assert d.log.count("Budget") == 0 or d.log.first("cache.get") < d.log.first("Budget"), (
-    "the cache is consulted before anything else")
+from course.observe import record
+
 _d = world.doubles([world.answer("Claim 1: x [src:a]")], hit="")
 _out = run("q", "globex", client=_d.api.client(), guards=_d.guards)
-assert len(_d.api.requests) == 0 and _out["text"] == "", (
+_miss = world.doubles([world.answer("Claim 1: x [src:a]")])
+_miss_out = run("q", "globex", client=_miss.api.client(), guards=_miss.guards)
+rec = record(log=d.log, calls=len(d.api.requests), out=out,
+             empty={"log": _d.log, "calls": len(_d.api.requests), "out": _out},
+             miss={"log": _miss.log, "calls": len(_miss.api.requests), "out": _miss_out})
+### JUDGE
+_log, _out = rec["log"], rec["out"]
+assert _log[:1] == [["cache.get", "how do I rotate a key", "acme"]], (
+    f"the cache is asked first, in the tenant's namespace: {_log[:1]}")
+assert rec["calls"] == 0 and _out["text"] == "the cached answer", (
+    f"a hit returns the cached answer with no model call; {rec['calls']} calls made")
+assert _out["ok"] is True and _out["source"] == "semantic_cache" and _out["usd"] == 0.0, (
+    f"a hit: ok True, source semantic_cache, usd 0.0; got {_out}")
+assert _out["stop"] == "cache_hit" and _out["partial"] is False, f"stop cache_hit: {_out['stop']}"
+_names = [e[0] for e in _log]
+assert "Budget" not in _names or _names.index("cache.get") < _names.index("Budget"), (
+    "the cache is consulted before anything else")
+_empty = rec["empty"]
+assert _empty["calls"] == 0 and _empty["out"]["text"] == "", (
     "only None is a miss: an empty string from the cache is a hit")
-_d = world.doubles([world.answer("Claim 1: x [src:a]")])
-_out = run("q", "globex", client=_d.api.client(), guards=_d.guards)
-assert _d.log[0] == ("cache.get", "q", "globex") and len(_d.api.requests) == 1, (
-    f"a miss asks the cache in globex's namespace, then calls the model: {_d.log[:2]}")
+_miss = rec["miss"]
+assert _miss["log"][:1] == [["cache.get", "q", "globex"]] and _miss["calls"] == 1, (
+    f"a miss asks the cache in globex's namespace, then calls the model: {_miss['log'][:2]}")
 ### END HIDDEN TESTS
 
 # %% id="cache_filled_after_the_predicate" kind="tests" points=1
@@ -706,14 +784,24 @@ puts = [e for e in d.log if e[0] == "cache.put"]
 assert puts == [("cache.put", "q", "final", "acme")], (
     f"only the answer that PASSED the goal predicate is cached: {puts}")
 ### BEGIN HIDDEN TESTS
-assert d.log.first("cache.put") > max(i for i, e in enumerate(d.log) if e[0] == "goal"), (
-    "cache.put comes after the goal predicate passed")
-assert out["ok"] is True and out["text"] == "final" and out["stop"] == "answered", (
-    f"the passing answer is returned: {out['text']!r}, stop {out['stop']}")
+from course.observe import record
+
 _d = world.doubles([world.answer("a"), world.answer("b"), world.answer("c")],
                    goal=[(False, "x"), (False, "y"), (False, "z")])
 _out = run("q", "acme", client=_d.api.client(), guards=_d.guards, max_steps=3)
-assert _d.log.count("cache.put") == 0 and _out["ok"] is False, (
+rec = record(log=d.log, out=out, failing={"log": _d.log, "out": _out})
+### JUDGE
+_log, _out = rec["log"], rec["out"]
+_puts = [e for e in _log if e[0] == "cache.put"]
+assert _puts == [["cache.put", "q", "final", "acme"]], (
+    f"only the answer that PASSED the goal predicate is cached: {_puts}")
+_goals = [i for i, e in enumerate(_log) if e[0] == "goal"]
+assert [e[0] for e in _log].index("cache.put") > max(_goals, default=len(_log)), (
+    "cache.put comes after the goal predicate passed")
+assert _out["ok"] is True and _out["text"] == "final" and _out["stop"] == "answered", (
+    f"the passing answer is returned: {_out['text']!r}, stop {_out['stop']}")
+_failing = rec["failing"]
+assert [e[0] for e in _failing["log"]].count("cache.put") == 0 and _failing["out"]["ok"] is False, (
     "no answer passed: nothing is cached and the run is not ok")
 ### END HIDDEN TESTS
 
@@ -724,13 +812,23 @@ out = run("what is my balance", "acme", client=d.api.client(), guards=d.guards)
 assert d.log.count("cache.put") == 0, (
     "cacheable() said no (one customer's data): the answer must not be stored")
 ### BEGIN HIDDEN TESTS
-assert ("cacheable", "what is my balance", "Claim 1: your balance is $12 [src:account/acme]") in d.log, (
-    "ask cacheable(request, answer) before storing")
-assert out["ok"] is True and out["text"].startswith("Claim 1"), (
-    "an answer that may not be cached is still returned")
+from course.observe import record
+
 _d = world.doubles([world.answer("a")], cacheable=True)
 run("q", "acme", client=_d.api.client(), guards=_d.guards)
-assert _d.log.first("cacheable") < _d.log.first("cache.put"), "cacheable is asked before put"
+rec = record(log=d.log, out=out, cacheable_log=_d.log)
+### JUDGE
+_names = [e[0] for e in rec["log"]]
+assert _names.count("cache.put") == 0, (
+    "cacheable() said no (one customer's data): the answer must not be stored")
+assert ["cacheable", "what is my balance", "Claim 1: your balance is $12 [src:account/acme]"] in (
+    rec["log"]), "ask cacheable(request, answer) before storing"
+_out = rec["out"]
+assert _out["ok"] is True and _out["text"].startswith("Claim 1"), (
+    "an answer that may not be cached is still returned")
+_names = [e[0] for e in rec["cacheable_log"]]
+assert "cacheable" in _names and "cache.put" in _names and (
+    _names.index("cacheable") < _names.index("cache.put")), "cacheable is asked before put"
 ### END HIDDEN TESTS
 
 # %% id="every_attempt_charged_first" kind="tests" points=2
@@ -740,25 +838,36 @@ assert d.log.count("ledger.record") == 3 and d.log.count("budget.charge") == 3, 
     f"retry made 3 billed calls; record and charge each INSIDE the retried function: "
     f"{d.log.count('ledger.record')} rows, {d.log.count('budget.charge')} charges")
 ### BEGIN HIDDEN TESTS
-_names = d.log.names()
-assert _names.index("retry") < _names.index("model") < _names.index("ledger.record") < _names.index(
-    "budget.charge"), f"retry -> model -> ledger.record -> budget.charge: {_names}"
-_d = world.doubles([world.answer("cut off mid-sen", stop="max_tokens")])
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
-assert _d.log.count("budget.charge") == 1 and _d.log.count("ledger.record") == 1, (
+from course.observe import record
+
+_cut = world.doubles([world.answer("cut off mid-sen", stop="max_tokens")])
+_cut_out = run("q", "acme", client=_cut.api.client(), guards=_cut.guards)
+_refused = world.doubles([world.refusal()])
+run("q", "acme", client=_refused.api.client(), guards=_refused.guards)
+_tools = world.doubles([world.calls(("get_account", {})), world.answer("ok")])
+run("q", "acme", client=_tools.api.client(), guards=_tools.guards)
+rec = record(log=d.log, truncated={"log": _cut.log, "out": _cut_out}, refused=_refused.log,
+             tools=_tools.log)
+### JUDGE
+_names = [e[0] for e in rec["log"]]
+assert _names.count("ledger.record") == 3 and _names.count("budget.charge") == 3, (
+    f"retry made 3 billed calls; record and charge each INSIDE the retried function: "
+    f"{_names.count('ledger.record')} rows, {_names.count('budget.charge')} charges")
+_order = ["retry", "model", "ledger.record", "budget.charge"]
+assert all(n in _names for n in _order) and [_names.index(n) for n in _order] == sorted(
+    _names.index(n) for n in _order), f"retry -> model -> ledger.record -> budget.charge: {_names}"
+_names = [e[0] for e in rec["truncated"]["log"]]
+assert _names.count("budget.charge") == 1 and _names.count("ledger.record") == 1, (
     "a truncated call was billed: charge and record it before reading stop_reason")
+_out = rec["truncated"]["out"]
 assert _out["stop"] == "max_tokens" and _out["ok"] is False and _out["partial"] is False, (
     f"max_tokens is a failure, not an answer: {_out['stop']}")
-assert _d.log.count("goal") == 0 and _out["text"] == "", "a truncated reply never reaches the goal"
-_d = world.doubles([world.refusal()])
-run("q", "acme", client=_d.api.client(), guards=_d.guards)
-assert _d.log.count("budget.charge") == 1, "a refused call was billed: charge it too"
-_d = world.doubles([world.calls(("get_account", {})), world.answer("ok")])
-run("q", "acme", client=_d.api.client(), guards=_d.guards)
-assert [e[1] for e in _d.log if e[0] == "ledger.record"] == ["agent", "agent"], (
-    "every call is recorded under the label 'agent'")
-assert all(e[2] == "claude-opus-5" for e in _d.log if e[0] == "ledger.record"), (
-    "record under guards.agent.model")
+assert _names.count("goal") == 0 and _out["text"] == "", "a truncated reply never reaches the goal"
+assert [e[0] for e in rec["refused"]].count("budget.charge") == 1, (
+    "a refused call was billed: charge it too")
+_rows = [e for e in rec["tools"] if e[0] == "ledger.record"]
+assert [e[1] for e in _rows] == ["agent", "agent"], "every call is recorded under the label 'agent'"
+assert all(e[2] == "claude-opus-5" for e in _rows), "record under guards.agent.model"
 ### END HIDDEN TESTS
 
 # %% id="refusal_is_a_failure" kind="tests" points=1
@@ -771,11 +880,25 @@ except Exception as exc:
 assert out["stop"] == "refusal" and out["ok"] is False, (
     f"a refusal is a failure result (stop 'refusal'): {out['stop']}")
 ### BEGIN HIDDEN TESTS
-assert out["partial"] is False and out["text"] == "" and d.log.count("goal") == 0, (
+from course.observe import outcome, record
+from course.wire import message as _message
+from course.wire import text as _text
+
+_d = world.doubles([_message([_text("odd")], "pause_turn", usage={"input_tokens": 1,
+                                                                   "output_tokens": 1})])
+rec = record(out=out, log=d.log,
+             paused=outcome(run, "q", "acme", client=_d.api.client(), guards=_d.guards))
+### JUDGE
+_out = rec["out"]
+assert _out["stop"] == "refusal" and _out["ok"] is False, (
+    f"a refusal is a failure result (stop 'refusal'): {_out['stop']}")
+assert _out["partial"] is False and _out["text"] == "" and (
+    [e[0] for e in rec["log"]].count("goal") == 0), (
     "a refusal never reaches the goal predicate, and is not partial")
-_d = world.doubles([message([text("odd")], "pause_turn", usage={"input_tokens": 1,
-                                                                 "output_tokens": 1})])
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
+_paused = rec["paused"]
+assert _paused["raised"] is None, (
+    f"run never raises; an unknown stop_reason raised {_paused['raised']}")
+_out = _paused["value"]
 assert _out["stop"] == "stop_reason" and _out["ok"] is False, (
     f"an unknown stop_reason is a failure (stop 'stop_reason'): {_out['stop']}")
 ### END HIDDEN TESTS
@@ -790,14 +913,28 @@ except anthropic.APIError as exc:
 assert out["stop"] == "api_error" and out["ok"] is False, (
     f"an error from the call is a failure result (stop 'api_error'): {out['stop']}")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
+
 _d = world.doubles([world.answer("a")], retry_raises=anthropic.APIConnectionError(
     request=__import__("httpx2").Request("POST", "https://api.anthropic.com/v1/messages")))
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
+_connection = outcome(run, "q", "acme", client=_d.api.client(), guards=_d.guards)
+_d = world.doubles([world.answer("a")], retry_raises=RuntimeError("guard bug"))
+rec = record(out=out, connection=_connection,
+             guard_bug=outcome(run, "q", "acme", client=_d.api.client(), guards=_d.guards))
+### JUDGE
+_out = rec["out"]
+assert _out["stop"] == "api_error" and _out["ok"] is False, (
+    f"an error from the call is a failure result (stop 'api_error'): {_out['stop']}")
+for _key, _what in (("connection", "a connection error"), ("guard_bug", "a RuntimeError")):
+    _raised = rec[_key]["raised"]
+    assert _raised is None, (
+        f"{_what} from guards.retry escaped run ({_raised['type']}); catch what retry raises "
+        "and return a failure")
+_out = rec["connection"]["value"]
 assert _out["stop"] == "api_error" and _out["partial"] is False, (
     "retries used up (a connection error) is a failure result too")
-_d = world.doubles([world.answer("a")], retry_raises=RuntimeError("guard bug"))
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
-assert _out["stop"] == "api_error", "any Exception from guards.retry becomes a failure result"
+assert rec["guard_bug"]["value"]["stop"] == "api_error", (
+    "any Exception from guards.retry becomes a failure result")
 ### END HIDDEN TESTS
 
 # %% id="goal_decides_end_turn" kind="tests" points=2
@@ -808,25 +945,40 @@ assert len(d.api.requests) == 2 and out["text"] == "final", (
     f"end_turn is the model's opinion: a failed predicate continues the loop; "
     f"{len(d.api.requests)} calls, text {out['text']!r}")
 ### BEGIN HIDDEN TESTS
-_last = d.api.requests[1]["messages"]
+from course.observe import record
+from course.wire import message as _message
+from course.wire import text as _text
+
+_d = world.doubles([_message([_text("Claim 1: "), _text("ok [src:a]")], "end_turn",
+                             usage={"input_tokens": 1, "output_tokens": 1})])
+_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
+_empty = world.doubles([_message([], "end_turn", usage={"input_tokens": 1, "output_tokens": 0}),
+                        world.answer("fine")], goal=[(False, "empty")])
+_empty_out = run("q", "acme", client=_empty.api.client(), guards=_empty.guards)
+rec = record(calls=len(d.api.requests), out=out, log=d.log,
+             messages=[_body["messages"] for _body in d.api.requests],
+             joined={"out": _out, "spent": [_b.spent for _b in _d.budgets]},
+             empty=_empty_out)
+### JUDGE
+_out = rec["out"]
+assert rec["calls"] == 2 and _out["text"] == "final", (
+    f"end_turn is the model's opinion: a failed predicate continues the loop; "
+    f"{rec['calls']} calls, text {_out['text']!r}")
+_last = rec["messages"][1]
 assert _last[-2]["role"] == "assistant" and _last[-2]["content"][0]["text"] == "draft", (
     "the rejected answer is kept as an assistant message")
 assert _last[-1] == {"role": "user", "content": [
     {"type": "text", "text": "Claim 2 needs a citation"}]}, (
     f"the feedback goes back as this turn's user text block: {_last[-1]}")
-assert [e[1] for e in d.log if e[0] == "goal"] == ["draft", "final"], (
+assert [e[1] for e in rec["log"] if e[0] == "goal"] == ["draft", "final"], (
     "the goal predicate sees each end_turn answer")
-_d = world.doubles([message([text("Claim 1: "), text("ok [src:a]")], "end_turn",
-                            usage={"input_tokens": 1, "output_tokens": 1})])
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
+_out = rec["joined"]["out"]
 assert _out["text"] == "Claim 1: ok [src:a]", f"join the text blocks with '': {_out['text']!r}"
-assert _out["trace"].text == _out["text"] and _out["usd"] == _out["trace"].usd == _d.budgets[
-        0].spent, (
+assert _out["trace"]["text"] == _out["text"] and (
+    _out["usd"] == _out["trace"]["usd"] == rec["joined"]["spent"][0]), (
     "trace.text and trace.usd hold the answer and budget.spent")
-_d = world.doubles([message([], "end_turn", usage={"input_tokens": 1, "output_tokens": 0}),
-                    world.answer("fine")], goal=[(False, "empty")])
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
-assert _out["text"] == "fine", "an empty end_turn fails the goal and the loop goes on (no 400)"
+assert rec["empty"]["text"] == "fine", (
+    "an empty end_turn fails the goal and the loop goes on (no 400)")
 ### END HIDDEN TESTS
 
 # %% id="authorize_before_execute" kind="tests" points=2
@@ -839,22 +991,34 @@ result = d.api.requests[1]["messages"][-1]["content"][0]
 assert result["is_error"] is True and "issue_refund" in result["content"], (
     f"a denial goes back as an is_error tool_result naming the tool: {result}")
 ### BEGIN HIDDEN TESTS
-assert out["ok"] is True, "a denial does not end the run"
-assert result["content"] == "Not permitted: issue_refund", f"denial text: {result['content']!r}"
+from course.observe import record
+
 _d = world.doubles([world.calls(("get_account", {}), ("send_email", {"to": "a"}),
                                 ("get_order", {"order_id": "B"})), world.answer("ok")],
                    deny={"send_email"})
 _out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
-_order = [(e[0], e[1]) for e in _d.log if e[0] in ("authorize", "dispatch")]
-assert _order == [("authorize", "get_account"), ("dispatch", "get_account"),
-                  ("authorize", "send_email"), ("authorize", "get_order"),
-                  ("dispatch", "get_order")], f"authorize each call just before it runs: {_order}"
-assert [(s.tool, s.is_error) for s in _out["trace"].steps] == [
-    ("get_account", False), ("send_email", True), ("get_order", False)], (
+rec = record(log=d.log, messages=[_body["messages"] for _body in d.api.requests], out=out,
+             mixed={"log": _d.log, "out": _out})
+### JUDGE
+assert [e[0] for e in rec["log"]].count("dispatch") == 0, (
+    "authorize said no, but the refund was dispatched: authorize BEFORE execute")
+_result = rec["messages"][1][-1]["content"][0]
+assert _result["is_error"] is True and "issue_refund" in _result["content"], (
+    f"a denial goes back as an is_error tool_result naming the tool: {_result}")
+assert rec["out"]["ok"] is True, "a denial does not end the run"
+assert _result["content"] == "Not permitted: issue_refund", f"denial text: {_result['content']!r}"
+_log = rec["mixed"]["log"]
+_order = [[e[0], e[1]] for e in _log if e[0] in ("authorize", "dispatch")]
+assert _order == [["authorize", "get_account"], ["dispatch", "get_account"],
+                  ["authorize", "send_email"], ["authorize", "get_order"],
+                  ["dispatch", "get_order"]], f"authorize each call just before it runs: {_order}"
+_steps = rec["mixed"]["out"]["trace"]["steps"]
+assert [[s["tool"], s["is_error"]] for s in _steps] == [
+    ["get_account", False], ["send_email", True], ["get_order", False]], (
     "one trace step per tool_use, the denial included, is_error set")
-assert all(s.batch == 0 for s in _out["trace"].steps), "calls of the first reply have batch 0"
-assert ("authorize", "get_account", {}, "acme") in _d.log, "authorize(name, input, tenant)"
-assert _d.log.count("guard.check") == 2, "a denied call is not shown to the loop guard"
+assert all(s["batch"] == 0 for s in _steps), "calls of the first reply have batch 0"
+assert ["authorize", "get_account", {}, "acme"] in _log, "authorize(name, input, tenant)"
+assert [e[0] for e in _log].count("guard.check") == 2, "a denied call is not shown to the loop guard"
 ### END HIDDEN TESTS
 
 # %% id="tenant_injected_at_dispatch" kind="tests" points=2
@@ -865,17 +1029,28 @@ tenants = [e[3] for e in d.log if e[0] == "dispatch"]
 assert tenants == ["acme"], (
     f"the model asked for tenant 'globex'; dispatch must get the RUN's tenant: {tenants}")
 ### BEGIN HIDDEN TESTS
-assert [e[2] for e in d.log if e[0] == "dispatch"] == [{"order_id": "ORD-9001",
-                                                       "tenant": "globex"}], (
-    "pass the model's input to dispatch as it is; the tenant comes from the run")
-assert [e[3] for e in d.log if e[0] == "authorize"] == ["acme"], "authorize gets the run's tenant"
-for _body in d.api.requests:
-    for _tool in _body.get("tools") or []:
-        assert "tenant" not in json.dumps(_tool["input_schema"]), (
-            f"no tool schema may carry a tenant: {_tool['name']}")
+from course.observe import record
+
 _d = world.doubles([world.calls(("get_account", {"tenant": "globex"})), world.answer("ok")])
 run("q", "", client=_d.api.client(), guards=_d.guards)
-assert [e[3] for e in _d.log if e[0] == "dispatch"] == [""], (
+rec = record(log=d.log, tools=[_body.get("tools") for _body in d.api.requests],
+             empty_tenant=_d.log)
+### JUDGE
+import json
+
+_log = rec["log"]
+_tenants = [e[3] for e in _log if e[0] == "dispatch"]
+assert _tenants == ["acme"], (
+    f"the model asked for tenant 'globex'; dispatch must get the RUN's tenant: {_tenants}")
+assert [e[2] for e in _log if e[0] == "dispatch"] == [{"order_id": "ORD-9001",
+                                                      "tenant": "globex"}], (
+    "pass the model's input to dispatch as it is; the tenant comes from the run")
+assert [e[3] for e in _log if e[0] == "authorize"] == ["acme"], "authorize gets the run's tenant"
+for _tools in rec["tools"]:
+    for _tool in _tools or []:
+        assert "tenant" not in json.dumps(_tool["input_schema"]), (
+            f"no tool schema may carry a tenant: {_tool['name']}")
+assert [e[3] for e in rec["empty_tenant"] if e[0] == "dispatch"] == [""], (
     "an empty run tenant stays empty; the model's tenant is never used")
 ### END HIDDEN TESTS
 
@@ -886,39 +1061,56 @@ order = [e[0] for e in d.log if e[0] in ("dispatch", "offloader.wrap", "guard.ch
 assert order == ["dispatch", "offloader.wrap", "guard.check"], (
     f"execute, offload the result, then ask the loop guard: {order}")
 ### BEGIN HIDDEN TESTS
-_sent = d.api.requests[1]["messages"][-1]["content"][0]
-assert _sent["content"] == "wrapped:search_docs ok" and _sent["is_error"] is False, (
-    f"the offloaded text is what goes back: {_sent}")
-assert ("guard.check", "search_docs", {"query": "q"}) in d.log, "check(name, input, ...)"
-assert ("LoopGuard", 40) in d.log and ("Budget", 2.0) in d.log, (
-    "LoopGuard(max_steps=max_steps) and Budget(limit_usd), defaults 40 and 2.00")
+from course.observe import record
+
 _d = world.doubles([world.calls(("search_docs", {"query": "q"})),
                     world.calls(("search_docs", {"query": "q"})), world.answer("ok")],
                    trips={1: "NUDGE: change approach"})
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
-_first = _d.api.requests[1]["messages"][-1]["content"][0]
-assert _first["content"] == "NUDGE: change approach" and _first["is_error"] is True, (
-    f"the first trip's nudge replaces the result, is_error True: {_first}")
-assert _out["ok"] is True and len(_d.api.requests) == 3, "the first trip does not end the run"
+_nudged = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards),
+           "calls": len(_d.api.requests),
+           "messages": [_body["messages"] for _body in _d.api.requests]}
 _d = world.doubles([world.calls(("a_tool", {})), world.calls(("a_tool", {})),
                     world.calls(("a_tool", {})), world.answer("ok")],
                    trips={1: "NUDGE 1", 2: "NUDGE 2"})
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
-assert _out["stop"] == "loop_guard" and _out["partial"] is True and len(_d.api.requests) == 2, (
-    f"a second trip is a partial result at once: stop {_out['stop']}, "
-    f"{len(_d.api.requests)} calls")
+_tripped = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards),
+            "calls": len(_d.api.requests)}
 _d = world.doubles([world.calls(("a_tool", {}), ("b_tool", {})), world.answer("ok")], halt_at=1)
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
-assert _out["stop"] == "loop_guard" and _out["partial"] is True and _out["ok"] is False, (
-    "a halt is a partial result")
-assert _d.log.count("dispatch") == 1, "after a halt nothing else runs"
+_halted = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards), "log": _d.log}
 _d = world.doubles([world.calls(("get_order", {})), world.answer("ok")],
                    raises={"get_order": KeyError("no such order")})
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
-_err = _d.api.requests[1]["messages"][-1]["content"][0]
+run("q", "acme", client=_d.api.client(), guards=_d.guards)
+_failed = {"log": _d.log, "messages": [_body["messages"] for _body in _d.api.requests]}
+rec = record(log=d.log, messages=[_body["messages"] for _body in d.api.requests],
+             nudged=_nudged, tripped=_tripped, halted=_halted, failed=_failed)
+### JUDGE
+_log = rec["log"]
+_order = [e[0] for e in _log if e[0] in ("dispatch", "offloader.wrap", "guard.check")]
+assert _order == ["dispatch", "offloader.wrap", "guard.check"], (
+    f"execute, offload the result, then ask the loop guard: {_order}")
+_sent = rec["messages"][1][-1]["content"][0]
+assert _sent["content"] == "wrapped:search_docs ok" and _sent["is_error"] is False, (
+    f"the offloaded text is what goes back: {_sent}")
+assert ["guard.check", "search_docs", {"query": "q"}] in _log, "check(name, input, ...)"
+assert ["LoopGuard", 40] in _log and ["Budget", 2.0] in _log, (
+    "LoopGuard(max_steps=max_steps) and Budget(limit_usd), defaults 40 and 2.00")
+_nudged = rec["nudged"]
+_first = _nudged["messages"][1][-1]["content"][0]
+assert _first["content"] == "NUDGE: change approach" and _first["is_error"] is True, (
+    f"the first trip's nudge replaces the result, is_error True: {_first}")
+assert _nudged["out"]["ok"] is True and _nudged["calls"] == 3, "the first trip does not end the run"
+_out, _calls = rec["tripped"]["out"], rec["tripped"]["calls"]
+assert _out["stop"] == "loop_guard" and _out["partial"] is True and _calls == 2, (
+    f"a second trip is a partial result at once: stop {_out['stop']}, {_calls} calls")
+_out = rec["halted"]["out"]
+assert _out["stop"] == "loop_guard" and _out["partial"] is True and _out["ok"] is False, (
+    "a halt is a partial result")
+assert [e[0] for e in rec["halted"]["log"]].count("dispatch") == 1, "after a halt nothing else runs"
+_failed = rec["failed"]
+_err = _failed["messages"][1][-1]["content"][0]
 assert _err["is_error"] is True and _err["content"].startswith("Error:"), (
     f"a tool exception goes back as 'Error: ...', is_error True: {_err}")
-assert _d.log.count("offloader.wrap") == 0 and _d.log.count("guard.check") == 1, (
+_names = [e[0] for e in _failed["log"]]
+assert _names.count("offloader.wrap") == 0 and _names.count("guard.check") == 1, (
     "a failed call is not offloaded but is still shown to the loop guard")
 ### END HIDDEN TESTS
 
@@ -930,16 +1122,27 @@ per_message = world.user_messages_with_results(d.api.requests[1])
 assert per_message == [3], (
     f"tool results were split across user messages {per_message}; answer all ids in ONE message")
 ### BEGIN HIDDEN TESTS
-_asked = [b["id"] for b in d.api.requests[1]["messages"][1]["content"] if b["type"] == "tool_use"]
-_got = [b["tool_use_id"] for b in d.api.requests[1]["messages"][2]["content"]]
-assert _got == _asked, f"results in the order of the tool_use blocks: {_got} vs {_asked}"
-assert len(d.api.requests[1]["messages"]) == 3, "request, assistant turn, one user message"
-assert set(d.api.requests[1]["messages"][2]["content"][0]) == {
-    "type", "tool_use_id", "content", "is_error"}, "each result has exactly the four keys"
+from course.observe import record
+
 _d = world.doubles([world.calls(("get_account", {}), ("get_order", {})), world.answer("ok")],
                    note_after=0)
 run("q", "acme", client=_d.api.client(), guards=_d.guards)
-_turn = _d.api.requests[1]["messages"][-1]
+rec = record(messages=[_body["messages"] for _body in d.api.requests],
+             noted=[_body["messages"] for _body in _d.api.requests])
+### JUDGE
+from course.worlds import capstone as world
+
+_messages = rec["messages"][1]
+_per_message = world.user_messages_with_results({"messages": _messages})
+assert _per_message == [3], (
+    f"tool results were split across user messages {_per_message}; answer all ids in ONE message")
+_asked = [b["id"] for b in _messages[1]["content"] if b["type"] == "tool_use"]
+_got = [b["tool_use_id"] for b in _messages[2]["content"]]
+assert _got == _asked, f"results in the order of the tool_use blocks: {_got} vs {_asked}"
+assert len(_messages) == 3, "request, assistant turn, one user message"
+assert set(_messages[2]["content"][0]) == {"type", "tool_use_id", "content", "is_error"}, (
+    "each result has exactly the four keys")
+_turn = rec["noted"][1][-1]
 assert [b["type"] for b in _turn["content"]] == ["tool_result", "tool_result", "text"], (
     f"the turn is ONE user message: both results, then the budget note: {_turn['content']}")
 ### END HIDDEN TESTS
@@ -952,22 +1155,36 @@ assert out["stop"] == "budget" and len(d.api.requests) == 2, (
     f"over the limit after call 2 -> partial with no 3rd call; got stop {out['stop']}, "
     f"{len(d.api.requests)} calls")
 ### BEGIN HIDDEN TESTS
-assert out["partial"] is True and out["ok"] is False, "over budget is a partial result"
-_names = d.log.names()
-assert _names.index("budget.guard") > _names.index("guard.check"), (
-    "the budget is checked last in the turn, after the tools and the loop guard")
+from course.observe import record
+
 _d = world.doubles([world.calls(("get_account", {})), world.calls(("get_order", {})),
                     world.answer("ok")], note_after=1)
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
-_turn = _d.api.requests[1]["messages"][-1]
-assert _turn["role"] == "user" and _turn["content"][-1] == {"type": "text",
-                                                           "text": "NOTE: wrap up"}, (
-    f"a budget note is a text block at the end of the turn's user message: {_turn}")
-assert _d.api.requests[1]["system"] == _d.api.requests[0]["system"], (
-    "the note never goes into the system prompt (it would break the cached prefix)")
+run("q", "acme", client=_d.api.client(), guards=_d.guards)
+_noted = [{"system": _body.get("system"), "messages": _body["messages"]}
+          for _body in _d.api.requests]
 _d = world.doubles([world.answer("a"), world.answer("b")], goal=[(False, "fix")], over_after=1)
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
-assert _out["stop"] == "budget" and len(_d.api.requests) == 1, (
+_feedback = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards),
+             "calls": len(_d.api.requests)}
+rec = record(out=out, calls=len(d.api.requests), log=d.log, noted=_noted, feedback=_feedback)
+### JUDGE
+_out = rec["out"]
+assert _out["stop"] == "budget" and rec["calls"] == 2, (
+    f"over the limit after call 2 -> partial with no 3rd call; got stop {_out['stop']}, "
+    f"{rec['calls']} calls")
+assert _out["partial"] is True and _out["ok"] is False, "over budget is a partial result"
+_names = [e[0] for e in rec["log"]]
+assert "budget.guard" in _names and "guard.check" in _names and (
+    _names.index("budget.guard") > _names.index("guard.check")), (
+    "the budget is checked last in the turn, after the tools and the loop guard")
+_noted = rec["noted"]
+_turn = _noted[1]["messages"][-1]
+assert _turn["role"] == "user" and _turn["content"][-1] == {"type": "text",
+                                                          "text": "NOTE: wrap up"}, (
+    f"a budget note is a text block at the end of the turn's user message: {_turn}")
+assert _noted[1]["system"] == _noted[0]["system"], (
+    "the note never goes into the system prompt (it would break the cached prefix)")
+_feedback = rec["feedback"]
+assert _feedback["out"]["stop"] == "budget" and _feedback["calls"] == 1, (
     "a feedback turn is a turn that continues: the budget is checked after it too")
 ### END HIDDEN TESTS
 
@@ -979,10 +1196,20 @@ assert len(d.api.requests) == 5 and out["stop"] == "step_cap", (
     f"max_steps=5 bounds the model calls, then a partial result: {len(d.api.requests)} calls, "
     f"stop {out['stop']}")
 ### BEGIN HIDDEN TESTS
-assert out["partial"] is True and out["ok"] is False and out["text"] == "", "step cap is partial"
-assert ("LoopGuard", 5) in d.log, "LoopGuard(max_steps=max_steps)"
-assert [s.batch for s in out["trace"].steps] == [0, 1, 2, 3, 4], "batch counts model calls from 0"
-assert abs(out["trace"].usd - 0.05) < 1e-9 and out["usd"] == out["trace"].usd, (
+from course.observe import record
+
+rec = record(calls=len(d.api.requests), out=out, log=d.log)
+### JUDGE
+_out = rec["out"]
+assert rec["calls"] == 5 and _out["stop"] == "step_cap", (
+    f"max_steps=5 bounds the model calls, then a partial result: {rec['calls']} calls, "
+    f"stop {_out['stop']}")
+assert _out["partial"] is True and _out["ok"] is False and _out["text"] == "", (
+    "step cap is partial")
+assert ["LoopGuard", 5] in rec["log"], "LoopGuard(max_steps=max_steps)"
+assert [s["batch"] for s in _out["trace"]["steps"]] == [0, 1, 2, 3, 4], (
+    "batch counts model calls from 0")
+assert abs(_out["trace"]["usd"] - 0.05) < 1e-9 and _out["usd"] == _out["trace"]["usd"], (
     "usd is budget.spent at the stop")
 ### END HIDDEN TESTS
 
@@ -999,20 +1226,32 @@ out = run(world.REFUND_TICKET, "acme", client=api.client(), guards=guards)
 assert desk.refunds == [], (
     f"an injected note made the model set confirmed=true; no refund may go out: {desk.refunds}")
 ### BEGIN HIDDEN TESTS
-assert out["ok"] is True and "[src:docs/refunds.md#approval]" in out["text"], (
-    f"the model reads the denial and answers with citations: {out['stop']}")
-assert guards.cache.get(world.REFUND_TICKET, namespace="acme") is None, (
-    "an answer about one customer's order is not cached")
+from course.observe import record
+
 _desk = world.Desk()
 _g, _ = world.stand_in_guards(authorize=functools.partial(authorize, approved=_desk.approved),
                               goal=goal_predicate, desk=_desk)
 _api, _ = world.triage_api()
 _out = run(world.ROTATE_TICKET, "acme", client=_api.client(), guards=_g)
-assert _out["ok"] is True and len(_api.requests) == 5, (
-    f"the rotate ticket: one rejected answer, then a pass, 5 calls; got {len(_api.requests)}")
-assert _g.cache.get(world.ROTATE_TICKET, namespace="acme") == _out["text"], "a how-to is cached"
-assert _g.cache.get(world.ROTATE_TICKET, namespace="globex") is None, "namespaced by tenant"
-_rows = _g.ledger.rows
+rec = record(refunds=desk.refunds, out=out,
+             refund_cached=guards.cache.get(world.REFUND_TICKET, namespace="acme"),
+             rotate=_out, rotate_calls=len(_api.requests),
+             rotate_acme=_g.cache.get(world.ROTATE_TICKET, namespace="acme"),
+             rotate_globex=_g.cache.get(world.ROTATE_TICKET, namespace="globex"),
+             rows=_g.ledger.rows)
+### JUDGE
+assert rec["refunds"] == [], (
+    f"an injected note made the model set confirmed=true; no refund may go out: {rec['refunds']}")
+_out = rec["out"]
+assert _out["ok"] is True and "[src:docs/refunds.md#approval]" in _out["text"], (
+    f"the model reads the denial and answers with citations: {_out['stop']}")
+assert rec["refund_cached"] is None, "an answer about one customer's order is not cached"
+_out, _calls = rec["rotate"], rec["rotate_calls"]
+assert _out["ok"] is True and _calls == 5, (
+    f"the rotate ticket: one rejected answer, then a pass, 5 calls; got {_calls}")
+assert rec["rotate_acme"] == _out["text"], "a how-to is cached"
+assert rec["rotate_globex"] is None, "namespaced by tenant"
+_rows = rec["rows"]
 _read = sum(r["cache_read"] for r in _rows)
 _all = sum(r["cache_read"] + r["cache_write"] + r["in"] for r in _rows)
 assert _read / _all > 0.7, f"the prompt cache works through your loop: hit rate {_read / _all:.3f}"
