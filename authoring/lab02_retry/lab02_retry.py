@@ -360,11 +360,23 @@ assert len({round(w, 9) for w in first_waits}) > 1, (
     "all 20 clients slept exactly the same time after the 429, so they all wake together: "
     "add jitter, sleep(wait + uniform(0, JITTER * wait))")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
 random.seed(20240214)
 pooled = []
 for _ in range(8):
     pooled.extend(world.herd(call_with_retry, clients=20, failures=2))
-for k, waits in enumerate(world.waits_by_round(pooled)):
+rec = record(herd20=herd20, pooled=pooled)
+### JUDGE
+import statistics
+
+from course.worlds import retry as world
+
+first_waits = world.waits_by_round(rec["herd20"])[0]
+assert len({round(w, 9) for w in first_waits}) > 1, (
+    "all 20 clients slept exactly the same time after the 429, so they all wake together: "
+    "add jitter, sleep(wait + uniform(0, JITTER * wait))")
+for k, waits in enumerate(world.waits_by_round(rec["pooled"])):
     mean_wait = statistics.fmean(waits)
     spread = statistics.pstdev(waits)
     assert spread > 0.05 * mean_wait, (
@@ -390,29 +402,54 @@ assert wire400.calls == 1, (
     f"a 400 was sent {wire400.calls} times; a malformed request fails identically on every "
     "attempt, so raise it after exactly one call")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
+
+def _raised(fn):
+    """What ``fn()`` raised: its class chain, status code and message (None if it returned)."""
+    try:
+        fn()
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - what it raised is the observation
+        return {"mro": [f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__],
+                "status": getattr(exc, "status_code", None), "message": str(exc)}
+    return None
+
+
+statuses = []
 for status in (400, 401, 403, 404, 413, 422):
     wire4xx = world.flaky(Reply.error(status, f"client error {status}"))
     sleeper = FakeSleep()
-    try:
-        call_with_retry(wire4xx.call, sleep=sleeper)
-    except anthropic.APIStatusError as err:
-        assert err.status_code == status, (
-            f"the {status} must reach the caller as the SDK's own error, got {err.status_code}")
-    else:
-        raise AssertionError(f"a {status} was swallowed; it must propagate to the caller")
-    assert wire4xx.calls == 1, (
-        f"a {status} was sent {wire4xx.calls} times: 4xx errors other than 429 are the "
-        "caller's to fix, raise after exactly one call")
-    assert sleeper.calls == [], f"slept {sleeper.calls} before raising a {status}; do not wait"
+    raised = _raised(lambda: call_with_retry(wire4xx.call, sleep=sleeper))
+    statuses.append({"status": status, "raised": raised, "calls": wire4xx.calls,
+                     "sleeps": sleeper.calls})
 late400 = world.flaky(Reply.error(503), Reply.error(400, "bad request on retry"))
-try:
-    call_with_retry(late400.call, sleep=FakeSleep())
-except anthropic.BadRequestError as raised_late:
-    pass
-else:
-    raise AssertionError("a 400 on the second attempt must propagate")
-assert late400.calls == 2, (
-    f"503 then 400: expected 2 calls (retry the 503, stop at the 400), got {late400.calls}")
+late_raised = _raised(lambda: call_with_retry(late400.call, sleep=FakeSleep()))
+rec = record(first_calls=wire400.calls, statuses=statuses, late_raised=late_raised,
+             late_calls=late400.calls)
+### JUDGE
+assert rec["first_calls"] == 1, (
+    f"a 400 was sent {rec['first_calls']} times; a malformed request fails identically on every "
+    "attempt, so raise it after exactly one call")
+for case in rec["statuses"]:
+    status, raised = case["status"], case["raised"]
+    assert raised is not None, f"a {status} was swallowed; it must propagate to the caller"
+    assert "anthropic.APIStatusError" in raised["mro"], (
+        f"the {status} must reach the caller as the SDK's own error, got "
+        f"{raised['mro'][0]}: {raised['message']}")
+    assert raised["status"] == status, (
+        f"the {status} must reach the caller as the SDK's own error, got {raised['status']}")
+    assert case["calls"] == 1, (
+        f"a {status} was sent {case['calls']} times: 4xx errors other than 429 are the "
+        "caller's to fix, raise after exactly one call")
+    assert case["sleeps"] == [], f"slept {case['sleeps']} before raising a {status}; do not wait"
+late = rec["late_raised"]
+assert late is not None and "anthropic.BadRequestError" in late["mro"], (
+    "a 400 on the second attempt must propagate"
+    + (f"; got {late['mro'][0]}: {late['message']}" if late else ""))
+assert rec["late_calls"] == 2, (
+    f"503 then 400: expected 2 calls (retry the 503, stop at the 400), got {rec['late_calls']}")
 ### END HIDDEN TESTS
 
 # %% id="retry_after_honoured" kind="tests" points=2
@@ -430,35 +467,51 @@ assert len(slept7.calls) == 1 and 7 <= slept7.calls[0] <= 7 * 1.3 + 1e-9, (
     f"the 429 said retry-after: 7 but you slept {[round(x, 2) for x in slept7.calls]}; wait the "
     "server's 7 s plus 0-30% jitter, not the doubling value base * 2**0 = 1 s")
 ### BEGIN HIDDEN TESTS
-assert told7.calls == 2, f"one 429 then success: expected 2 calls, got {told7.calls}"
+from course.observe import record
+
 random.seed(8)
 over_cap = world.flaky(world.rate_limited(retry_after=90))
 over_sleep = FakeSleep()
 world.answered(call_with_retry, over_cap, cap=60.0, sleep=over_sleep)
-assert 90 <= over_sleep.calls[0] <= 90 * 1.3 + 1e-9, (
-    f"retry-after: 90 with cap=60 slept {over_sleep.calls[0]:.1f} s; the cap limits the "
-    "doubling only, the server's value is honoured in full (sleep in [90, 117])")
+seeded = []
 for seed in range(10):
     random.seed(seed)
     bare = world.flaky(world.rate_limited())
     bare_sleep = FakeSleep()
     call_with_retry(bare.call, sleep=bare_sleep)
-    assert len(bare_sleep.calls) == 1 and 1 <= bare_sleep.calls[0] <= 1.3 + 1e-9, (
-        f"a 429 without retry-after must fall back to doubling: expected a sleep in [1, 1.3] "
-        f"s, got {bare_sleep.calls}")
     late = world.flaky(Reply.error(503), Reply.error(503), Reply.error(503),
                        world.rate_limited(retry_after=2))
     late_sleep = FakeSleep()
     call_with_retry(late.call, sleep=late_sleep)
-    assert len(late_sleep.calls) == 4, f"4 failures then success: 4 sleeps, got {late_sleep.calls}"
-    assert 2 <= late_sleep.calls[3] <= 2 * 1.3 + 1e-9, (
-        f"after three 503s the doubling value is 8 s, but the 429 said retry-after: 2; the "
-        f"server's value wins, so the sleep must be in [2, 2.6] s, got {late_sleep.calls[3]:.3f}")
     long_wait = world.flaky(world.rate_limited(retry_after=30))
     long_sleep = FakeSleep()
     call_with_retry(long_wait.call, sleep=long_sleep)
-    assert 30 <= long_sleep.calls[0] <= 39 + 1e-9, (
-        f"retry-after: 30 must give a sleep in [30, 39] s, got {long_sleep.calls[0]:.3f}; "
+    seeded.append({"bare": bare_sleep.calls, "late": late_sleep.calls,
+                   "long": long_sleep.calls})
+rec = record(slept7=slept7.calls, calls7=told7.calls, over_cap=over_sleep.calls, seeded=seeded)
+### JUDGE
+slept7 = rec["slept7"]
+assert len(slept7) == 1 and 7 <= slept7[0] <= 7 * 1.3 + 1e-9, (
+    f"the 429 said retry-after: 7 but you slept {[round(x, 2) for x in slept7]}; wait the "
+    "server's 7 s plus 0-30% jitter, not the doubling value base * 2**0 = 1 s")
+assert rec["calls7"] == 2, f"one 429 then success: expected 2 calls, got {rec['calls7']}"
+over = rec["over_cap"]
+assert over and 90 <= over[0] <= 90 * 1.3 + 1e-9, (
+    f"retry-after: 90 with cap=60 slept {[round(x, 1) for x in over]} s; the cap limits the "
+    "doubling only, the server's value is honoured in full (sleep in [90, 117])")
+for run in rec["seeded"]:
+    bare = run["bare"]
+    assert len(bare) == 1 and 1 <= bare[0] <= 1.3 + 1e-9, (
+        f"a 429 without retry-after must fall back to doubling: expected a sleep in [1, 1.3] "
+        f"s, got {bare}")
+    late = run["late"]
+    assert len(late) == 4, f"4 failures then success: 4 sleeps, got {late}"
+    assert 2 <= late[3] <= 2 * 1.3 + 1e-9, (
+        f"after three 503s the doubling value is 8 s, but the 429 said retry-after: 2; the "
+        f"server's value wins, so the sleep must be in [2, 2.6] s, got {late[3]:.3f}")
+    long_sleep = run["long"]
+    assert long_sleep and 30 <= long_sleep[0] <= 39 + 1e-9, (
+        f"retry-after: 30 must give a sleep in [30, 39] s, got {long_sleep}; "
         "never jitter below the server's value")
 ### END HIDDEN TESTS
 
@@ -489,8 +542,17 @@ assert small_cap and max(small_cap) <= 5.0 * 1.3 + 1e-9, (
     f"cap=5 but a sleep of {max(small_cap or [0]):.1f} s happened; the doubling must be capped: "
     "min(base * 2**k, cap), plus at most 30% jitter = 6.5 s")
 ### BEGIN HIDDEN TESTS
-for cap_s, attempts in ((60.0, 10), (5.0, 8), (60.0, 12)):
-    waits = sleeps_until_give_up(cap_s, attempts)
+from course.observe import record
+
+runs = [[cap_s, attempts, sleeps_until_give_up(cap_s, attempts)]
+        for cap_s, attempts in ((60.0, 10), (5.0, 8), (60.0, 12))]
+rec = record(small_cap=small_cap, runs=runs)
+### JUDGE
+small_cap = rec["small_cap"]
+assert small_cap and max(small_cap) <= 5.0 * 1.3 + 1e-9, (
+    f"cap=5 but a sleep of {max(small_cap or [0]):.1f} s happened; the doubling must be capped: "
+    "min(base * 2**k, cap), plus at most 30% jitter = 6.5 s")
+for cap_s, attempts, waits in rec["runs"]:
     assert len(waits) >= attempts - 1, (
         f"max_attempts={attempts} against a dead service should sleep {attempts - 1} times, "
         f"got {len(waits)}")
@@ -516,20 +578,50 @@ for k, slept in enumerate(mixed_sleep.calls):
         f"sleep {k + 1} was {slept:.3f} s, outside [{lo:g}, {lo * 1.3:g}]: backoff is "
         f"base * 2**k = {lo:g} s (base=0.5) plus 0-30% jitter on top, never below it")
 ### BEGIN HIDDEN TESTS
-assert got.content[0].text == world.ANSWER, "return fn()'s result once a call succeeds"
-assert mixed.calls == 5, f"500, 503, 529, dropped, then success is 5 calls, got {mixed.calls}"
-assert len(mixed_sleep.calls) == 4, f"4 failures need 4 sleeps, got {mixed_sleep.calls}"
+from course.observe import record
+
+
+def _raised(fn):
+    """What ``fn()`` raised: its class chain and message (None if it returned)."""
+    try:
+        fn()
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - what it raised is the observation
+        return {"mro": [f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__],
+                "message": str(exc)}
+    return None
+
+
+singles = []
 for name, reply in (("500", Reply.error(500)), ("503", Reply.error(503)),
                     ("529 overloaded", Reply.error(529, "Overloaded")),
                     ("dropped connection", Reply.dropped()),
                     ("429 without retry-after", world.rate_limited())):
     once = world.flaky(reply)
-    try:
-        call_with_retry(once.call, sleep=FakeSleep())
-    except anthropic.APIError as escaped:
-        raise AssertionError(f"a {name} reached the caller as {type(escaped).__name__} after one "
-                             "call; it is the service's problem, so retry it") from None
-    assert once.calls == 2, f"a {name} then success should be 2 calls, got {once.calls}"
+    raised = _raised(lambda: call_with_retry(once.call, sleep=FakeSleep()))
+    singles.append({"name": name, "raised": raised, "calls": once.calls})
+rec = record(got=got, calls=mixed.calls, sleeps=mixed_sleep.calls, singles=singles)
+### JUDGE
+from course.worlds import retry as world
+
+for k, slept in enumerate(rec["sleeps"]):
+    lo = 0.5 * 2**k
+    assert lo <= slept <= lo * 1.3 + 1e-9, (
+        f"sleep {k + 1} was {slept:.3f} s, outside [{lo:g}, {lo * 1.3:g}]: backoff is "
+        f"base * 2**k = {lo:g} s (base=0.5) plus 0-30% jitter on top, never below it")
+got = rec["got"]
+content = got.get("content") if isinstance(got, dict) else None
+assert content and content[0].get("text") == world.ANSWER, (
+    "return fn()'s result once a call succeeds")
+assert rec["calls"] == 5, f"500, 503, 529, dropped, then success is 5 calls, got {rec['calls']}"
+assert len(rec["sleeps"]) == 4, f"4 failures need 4 sleeps, got {rec['sleeps']}"
+for case in rec["singles"]:
+    name, raised = case["name"], case["raised"]
+    assert raised is None, (
+        f"a {name} reached the caller as {raised['mro'][0].rsplit('.', 1)[-1]} after one "
+        "call; it is the service's problem, so retry it")
+    assert case["calls"] == 2, f"a {name} then success should be 2 calls, got {case['calls']}"
 ### END HIDDEN TESTS
 
 # %% id="gives_up_with_last_error" kind="tests" points=1
@@ -554,23 +646,45 @@ assert len(give_up_sleep.calls) == 4, (
     f"{len(give_up_sleep.calls)} sleeps for 5 attempts; 5 calls have 4 gaps: do not sleep "
     "after the final failure, raise it at once")
 ### BEGIN HIDDEN TESTS
-assert numbered.calls == 5, f"default max_attempts=5 means 5 calls, got {numbered.calls}"
-assert isinstance(final_error, anthropic.InternalServerError) and \
-    "unavailable #5" in str(final_error), (
-    f"raised {type(final_error).__name__}: {final_error}; re-raise the LAST error itself "
-    "(the 5th 503), not the first one and not a new exception")
+from course.observe import record
+
+
+def _error(exc):
+    return {"mro": [f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__],
+            "message": str(exc)}
+
+
 ending = world.flaky(Reply.error(503), world.rate_limited(retry_after=1), Reply.error(503),
                      Reply.error(503), Reply.dropped(), Reply.error(503), limit=60)
 try:
     call_with_retry(ending.call, sleep=FakeSleep())
-except anthropic.APIConnectionError:
-    pass
-except world.RunawayRetry as runaway:
-    raise AssertionError("still retrying after 60 calls; stop at max_attempts") from None
-except anthropic.APIError as wrong:
-    raise AssertionError(f"the 5th failure was a dropped connection, but {type(wrong).__name__} "
-                         "was raised: re-raise the last error") from None
-assert ending.calls == 5, f"expected 5 calls, got {ending.calls}"
+except NotImplementedError:
+    raise
+except (Exception, world.RunawayRetry) as exc:  # noqa: BLE001 - what it raised is observed
+    ending_raised = _error(exc)
+else:
+    ending_raised = None
+rec = record(sleeps=give_up_sleep.calls, calls=numbered.calls, final=_error(final_error),
+             ending_raised=ending_raised, ending_calls=ending.calls)
+### JUDGE
+sleeps = rec["sleeps"]
+assert len(sleeps) == 4, (
+    f"{len(sleeps)} sleeps for 5 attempts; 5 calls have 4 gaps: do not sleep "
+    "after the final failure, raise it at once")
+assert rec["calls"] == 5, f"default max_attempts=5 means 5 calls, got {rec['calls']}"
+final = rec["final"]
+assert "anthropic.InternalServerError" in final["mro"] and \
+    "unavailable #5" in final["message"], (
+    f"raised {final['mro'][0].rsplit('.', 1)[-1]}: {final['message']}; re-raise the LAST error "
+    "itself (the 5th 503), not the first one and not a new exception")
+ending = rec["ending_raised"]
+assert ending is not None, "a service that never recovers must end in an exception"
+assert "course.worlds.retry.RunawayRetry" not in ending["mro"], (
+    "still retrying after 60 calls; stop at max_attempts")
+assert "anthropic.APIConnectionError" in ending["mro"], (
+    f"the 5th failure was a dropped connection, but {ending['mro'][0].rsplit('.', 1)[-1]} "
+    "was raised: re-raise the last error")
+assert rec["ending_calls"] == 5, f"expected 5 calls, got {rec['ending_calls']}"
 ### END HIDDEN TESTS
 
 # %% id="max_attempts_respected" kind="tests" points=1
@@ -599,11 +713,22 @@ assert made3 == 3, (
     f"max_attempts=3 against five 503s made {made3} calls; max_attempts counts every call, "
     "the first included")
 ### BEGIN HIDDEN TESTS
-for budget, failing, expected in ((1, 5, 1), (0, 5, 1), (8, 20, 8), (3, 2, 3), (12, 4, 5)):
-    made = calls_made(budget, failing)
-    assert made == expected, (
-            f"max_attempts={budget}, {failing} failures then success: expected {expected} "
+from course.observe import record
+
+budgets = [[budget, failing, calls_made(budget, failing)]
+           for budget, failing in ((1, 5), (0, 5), (8, 20), (3, 2), (12, 4))]
+rec = record(made3=made3, budgets=budgets)
+### JUDGE
+assert rec["made3"] == 3, (
+    f"max_attempts=3 against five 503s made {rec['made3']} calls; max_attempts counts every "
+    "call, the first included")
+expected = {(1, 5): 1, (0, 5): 1, (8, 20): 8, (3, 2): 3, (12, 4): 5}
+for budget, failing, made in rec["budgets"]:
+    want = expected[(budget, failing)]
+    assert made == want, (
+        f"max_attempts={budget}, {failing} failures then success: expected {want} "
         f"calls, got {made}; every call counts, and below 1 means one call")
+assert len(rec["budgets"]) == len(expected), "every budget case must be recorded"
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -288,14 +288,30 @@ assert round(healthy_usd, 4) == 0.0584, (
 assert round(call_usd(18_610, 6_100, 0, 400), 4) == 0.1412, (
     "lost reads bill as uncached input at 1.0x: the broken call is $0.1412")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
+
+_alone = [((1_000_000, 0, 0, 0), "claude-opus-5"), ((0, 1_000_000, 0, 0), "claude-opus-5"),
+          ((0, 0, 1_000_000, 0), "claude-opus-5"), ((0, 0, 0, 1_000_000), "claude-opus-5"),
+          ((0, 2_000_000, 0, 0), "claude-sonnet-5"), ((0, 0, 1_000_000, 0), "claude-haiku-4-5")]
+rec = record(healthy=call_usd(210, 6_100, 18_400, 400), broken=call_usd(18_610, 6_100, 0, 400),
+             table_bug=call_usd(210, 6_100, 0, 400), bug_in=call_usd(210, 6_100, 0, 0),
+             healthy_in=call_usd(210, 6_100, 18_400, 0),
+             alone=[[_counts, _m, call_usd(*_counts, model=_m)] for _counts, _m in _alone],
+             unknown=outcome(call_usd, 1, 1, 1, 1, model="claude-unknown"))
+### JUDGE
 import math
 
-_h, _b = call_usd(210, 6_100, 18_400, 400), call_usd(18_610, 6_100, 0, 400)
+_h, _b = rec["healthy"], rec["broken"]
+assert round(_h, 4) == 0.0584, (
+    f"cache reads bill at 0.10x input: the healthy call is $0.0584, got ${_h:.4f}")
+assert round(_b, 4) == 0.1412, (
+    f"lost reads bill as uncached input at 1.0x: the broken call is $0.1412, got ${_b:.4f}")
 assert round(_b / _h, 2) == 2.42, f"broken/healthy is 28,235/11,675 = 2.42x, got {_b / _h:.3f}"
-_bug = call_usd(210, 6_100, 0, 400) / _h
+_bug = rec["table_bug"] / _h
 assert round(_bug, 2) == 0.84, f"the table bug (input left at 210) is 0.84x, got {_bug:.3f}"
-_bug_in = call_usd(210, 6_100, 0, 0) / call_usd(210, 6_100, 18_400, 0)
+_bug_in = rec["bug_in"] / rec["healthy_in"]
 assert round(_bug_in, 2) == 0.81, f"input terms only: 0.81x, got {_bug_in:.3f}"
+_priced = {(tuple(_counts), _m): _usd for _counts, _m, _usd in rec["alone"]}
 _alone = [((1_000_000, 0, 0, 0), "claude-opus-5", 5.00, "uncached input at 1.0x"),
           ((0, 1_000_000, 0, 0), "claude-opus-5", 6.25, "cache writes at 1.25x input"),
           ((0, 0, 1_000_000, 0), "claude-opus-5", 0.50, "cache reads at 0.10x input"),
@@ -303,16 +319,11 @@ _alone = [((1_000_000, 0, 0, 0), "claude-opus-5", 5.00, "uncached input at 1.0x"
           ((0, 2_000_000, 0, 0), "claude-sonnet-5", 7.50, "writes at 1.25x sonnet input"),
           ((0, 0, 1_000_000, 0), "claude-haiku-4-5", 0.10, "reads at 0.10x haiku input")]
 for _counts, _m, _want, _why in _alone:
-    _got = call_usd(*_counts, model=_m)
+    _got = _priced[(_counts, _m)]
     assert math.isclose(_got, _want, abs_tol=1e-9), (
         f"{_why}: {_counts} on {_m} is ${_want:.2f}, call_usd returned ${_got:.4f}")
-try:
-    call_usd(1, 1, 1, 1, model="claude-unknown")
-    _raised = None
-except KeyError:
-    _raised = "KeyError"
-except Exception as _e:
-    _raised = type(_e).__name__
+_raised = rec["unknown"]["raised"]
+_raised = _raised["type"] if _raised else None
 assert _raised == "KeyError", f"an unknown model must raise KeyError, not price at $0 ({_raised})"
 ### END HIDDEN TESTS
 
@@ -325,21 +336,29 @@ assert report["verdict"] == "HEALTHY", (
     f"the first call can only write, read the LAST one: healthy gave {report['verdict']} "
     f"at hit_rate {report['hit_rate']:.3f}")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
 from course.worlds.cache_audit import healthy as _healthy
 from course.worlds.cache_audit import support_api as _support_api
 
 _api, _cache, _clock = _support_api()
 _r = audit_caching(_healthy, client=_api.client(), n=4)
-assert len(_api.requests) == 4 and len(_r["per_call"]) == 4, (
-    f"n=4 must send 4 requests and report 4 rows; sent {len(_api.requests)}")
+rec = record(report=report, n4=_r, n_requests=len(_api.requests),
+             first_lines=[m["content"][0]["text"].split("\n")[0]
+                          for m in (b["messages"][0] for b in _api.requests)])
+### JUDGE
+_rep = rec["report"]
+assert _rep["verdict"] == "HEALTHY", (
+    f"the first call can only write, read the LAST one: healthy gave {_rep['verdict']} "
+    f"at hit_rate {_rep['hit_rate']:.3f}")
+_r = rec["n4"]
+assert rec["n_requests"] == 4 and len(_r["per_call"]) == 4, (
+    f"n=4 must send 4 requests and report 4 rows; sent {rec['n_requests']}")
 assert _r["per_call"][0] == {"uncached_in": 210, "cache_write": 24_500, "cache_read": 0}, (
     f"per_call[0] is the cold call (write 24,500, read 0); got {_r['per_call'][0]}")
 assert _r["per_call"][-1] == {"uncached_in": 210, "cache_write": 6_100, "cache_read": 18_400}, (
     f"per_call[-1] is the warm call; got {_r['per_call'][-1]}")
 assert _r["verdict"] == "HEALTHY", "the last call's hit rate decides the verdict"
-assert [m["content"][0]["text"].split("\n")[0] for m in
-        (b["messages"][0] for b in _api.requests)] == [
-    f"Documents retrieved for: probe {i}" for i in range(4)], (
+assert rec["first_lines"] == [f"Documents retrieved for: probe {i}" for i in range(4)], (
     "call i must send build_request(f'probe {i}'), i from 0")
 ### END HIDDEN TESTS
 
@@ -354,6 +373,7 @@ assert round(report["hit_rate"], 3) == 0.745, (
     f"hit rate divides read by read+write+uncached: 18,400/24,710 = 0.745, got "
     f"{report['hit_rate']:.3f}")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
 from course.worlds.cache_audit import billed_as as _billed_as
 from course.worlds.cache_audit import early_breakpoint as _early
 from course.worlds.cache_audit import support_api as _support_api
@@ -361,18 +381,35 @@ from course.worlds.cache_audit import support_api as _support_api
 _api, _cache, _clock = _support_api()
 _c = _api.client()
 _c.messages.create(**_early("warm-up"))
-_r = audit_caching(_early, client=_c, n=1)
+_early_report = audit_caching(_early, client=_c, n=1)
+
+
+def _plain_request(q):
+    return {"model": "claude-opus-5", "max_tokens": 8,
+            "messages": [{"role": "user", "content": q}]}
+
+
+rec = record(report=report, early=_early_report,
+             mixed=audit_caching(_plain_request, client=_billed_as([(100, 300, 600)]).client(),
+                                 n=1),
+             empty=outcome(audit_caching, _plain_request,
+                           client=_billed_as([(0, 0, 0)]).client(), n=1))
+### JUDGE
+_hr = rec["report"]["hit_rate"]
+assert round(_hr, 3) == 0.745, (
+    f"hit rate divides read by read+write+uncached: 18,400/24,710 = 0.745, got {_hr:.3f}")
+_r = rec["early"]
 assert round(_r["hit_rate"], 3) == 0.25 and _r["verdict"] == "WEAK", (
     f"early breakpoint: 2,000 read / 8,009 in all = 0.250, WEAK; got {_r['hit_rate']:.3f} "
     f"{_r['verdict']}")
-_r = audit_caching(lambda q: {"model": "claude-opus-5", "max_tokens": 8,
-                              "messages": [{"role": "user", "content": q}]},
-                   client=_billed_as([(100, 300, 600)]).client(), n=1)
+_r = rec["mixed"]
 assert round(_r["hit_rate"], 3) == 0.6, (
     f"read 600 / (600 + write 300 + uncached 100) = 0.6, got {_r['hit_rate']:.3f}")
-_r = audit_caching(lambda q: {"model": "claude-opus-5", "max_tokens": 8,
-                              "messages": [{"role": "user", "content": q}]},
-                   client=_billed_as([(0, 0, 0)]).client(), n=1)
+_out = rec["empty"]
+assert _out["raised"] is None, (
+    f"no input at all: hit_rate 0.0 and BROKEN, not a {_out['raised']['type']}: "
+    f"{_out['raised']['message']}")
+_r = _out["value"]
 assert _r["hit_rate"] == 0.0 and _r["verdict"] == "BROKEN", (
     f"no input at all: hit_rate 0.0 and BROKEN, not a ZeroDivisionError; got {_r}")
 ### END HIDDEN TESTS
@@ -387,6 +424,7 @@ report = audit_caching(early_breakpoint, client=client, n=1)
 assert report["verdict"] == "WEAK", (
     f"a 0.25 hit rate is above 0.1 and not above 0.7: WEAK, got {report['verdict']}")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
 from course.worlds.cache_audit import billed_as as _billed_as
 
 
@@ -396,20 +434,23 @@ def _verdict(i, w, r):
     return audit_caching(_q, client=_billed_as([(i, w, r)]).client(), n=1)["verdict"]
 
 
+_rows = [(3_000, 0, 7_000), (2_999, 0, 7_001), (9_000, 0, 1_000), (8_999, 0, 1_001),
+         (0, 1_000, 0), (10, 0, 990)]
+rec = record(verdict=report["verdict"], rows=[[_row, _verdict(*_row)] for _row in _rows],
+             none=outcome(audit_caching, lambda q: {}, client=_billed_as([]).client(), n=0))
+### JUDGE
+assert rec["verdict"] == "WEAK", (
+    f"a 0.25 hit rate is above 0.1 and not above 0.7: WEAK, got {rec['verdict']}")
+_seen = {tuple(_row): _got for _row, _got in rec["rows"]}
 for _row, _want in [((3_000, 0, 7_000), "WEAK"), ((2_999, 0, 7_001), "HEALTHY"),
                     ((9_000, 0, 1_000), "BROKEN"), ((8_999, 0, 1_001), "WEAK"),
                     ((0, 1_000, 0), "BROKEN"), ((10, 0, 990), "HEALTHY")]:
-    _got = _verdict(*_row)
+    _got = _seen[_row]
     assert _got == _want, (
         f"strict thresholds: hit rate {_row[2] / sum(_row):.4f} is {_want}, got {_got!r} "
         "(HEALTHY if > 0.7, WEAK if > 0.1, else BROKEN)")
-try:
-    audit_caching(lambda q: {}, client=_billed_as([]).client(), n=0)
-    _raised = None
-except ValueError:
-    _raised = "ValueError"
-except Exception as _e:
-    _raised = type(_e).__name__
+_raised = rec["none"]["raised"]
+_raised = _raised["type"] if _raised else None
 assert _raised == "ValueError", f"n=0 must raise ValueError, got {_raised}"
 ### END HIDDEN TESTS
 
@@ -422,23 +463,31 @@ assert report["verdict"] == "BROKEN", (
     f"a timestamp in the system prompt changes the prefix every call: BROKEN, got "
     f"{report['verdict']}")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
 from course.worlds.cache_audit import model_switch as _model_switch
 from course.worlds.cache_audit import shuffled as _shuffled
 from course.worlds.cache_audit import support_api as _support_api
 from course.worlds.cache_audit import too_short as _too_short
 
+_audits = {}
 for _name, _build in [("a shuffled tool dict", _shuffled()), ("a model switch", _model_switch()),
                       ("a prefix below the minimum", _too_short)]:
     _api, _cache, _clock = _support_api()
-    try:
-        _r = audit_caching(_build, client=_api.client())
-    except Exception as _e:
-        raise AssertionError(f"{_name}: the audit raised {type(_e).__name__}: {_e}") from None
-    assert _r["verdict"] == "BROKEN", f"{_name} must read as BROKEN, got {_r['verdict']}"
-_api, _cache, _clock = _support_api()
-_r = audit_caching(_too_short, client=_api.client())
-assert [c["cache_write"] for c in _r["per_call"]] == [0, 0, 0], (
-    f"below the 1,024-token minimum nothing is written, and nothing raises: {_r['per_call']}")
+    _audits[_name] = outcome(audit_caching, _build, client=_api.client())
+rec = record(verdict=report["verdict"], audits=_audits)
+### JUDGE
+assert rec["verdict"] == "BROKEN", (
+    f"a timestamp in the system prompt changes the prefix every call: BROKEN, got "
+    f"{rec['verdict']}")
+for _name in ["a shuffled tool dict", "a model switch", "a prefix below the minimum"]:
+    _out = rec["audits"][_name]
+    _e = _out["raised"]
+    assert _e is None, f"{_name}: the audit raised {_e['type']}: {_e['message']}"
+    assert _out["value"]["verdict"] == "BROKEN", (
+        f"{_name} must read as BROKEN, got {_out['value']['verdict']}")
+_per_call = rec["audits"]["a prefix below the minimum"]["value"]["per_call"]
+assert [c["cache_write"] for c in _per_call] == [0, 0, 0], (
+    f"below the 1,024-token minimum nothing is written, and nothing raises: {_per_call}")
 ### END HIDDEN TESTS
 
 # %% id="invalidator_names_the_line" kind="tests" points=2
@@ -448,17 +497,22 @@ found = find_invalidator(stamped())
 assert "Current time" in found, (
     f"the timestamp line of the system prompt must be named; got {found[:60]!r}")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
 from course.worlds.cache_audit import model_switch as _model_switch
 from course.worlds.cache_audit import stamped as _stamped
 
-_found = find_invalidator(_stamped())
-_lines = _found.split("\n")
+rec = record(found=found, again=find_invalidator(_stamped()),
+             switch=find_invalidator(_model_switch(), "first question", "second question"))
+### JUDGE
+assert "Current time" in rec["found"], (
+    f"the timestamp line of the system prompt must be named; got {rec['found'][:60]!r}")
+_lines = rec["again"].split("\n")
 assert all(_ln[:1] in "+-" for _ln in _lines), (
     f"every changed line starts with '-' or '+': {_lines[:3]}")
 assert any(_ln.startswith("-") and "09:15:01" in _ln for _ln in _lines) and any(
     _ln.startswith("+") and "09:15:02" in _ln for _ln in _lines), (
     f"'-' lines come from probe_a's render, '+' from probe_b's: {_lines}")
-_found = find_invalidator(_model_switch(), "first question", "second question")
+_found = rec["switch"]
 assert '"model": "claude-opus-5"' in _found and '"model": "claude-sonnet-5"' in _found, (
     f"a model switch changes the model line; got {_found[:80]!r}")
 ### END HIDDEN TESTS
@@ -470,9 +524,14 @@ found = find_invalidator(shuffled())
 assert found != NO_DIFF, (
     "dict key order is part of the cached bytes: sort_keys hides a shuffled tool schema")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
 from course.worlds.cache_audit import shuffled as _shuffled
 
-_found = find_invalidator(_shuffled(), "alpha", "beta")
+rec = record(found=found, no_diff=NO_DIFF, other=find_invalidator(_shuffled(), "alpha", "beta"))
+### JUDGE
+assert rec["found"] != rec["no_diff"], (
+    "dict key order is part of the cached bytes: sort_keys hides a shuffled tool schema")
+_found = rec["other"]
 assert '"region"' in _found or '"fields"' in _found, (
     f"the reordered schema properties must be named; got {_found[:80]!r}")
 ### END HIDDEN TESTS
@@ -484,12 +543,19 @@ found = find_invalidator(healthy)
 assert found == NO_DIFF, (
     f"lines holding the probes differ on purpose; drop them. A healthy builder gave {found[:60]!r}")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
 from course.worlds.cache_audit import healthy as _healthy
 from course.worlds.cache_audit import too_short as _too_short
 
-assert find_invalidator(_healthy, "refund for March?", "refund for May?") == NO_DIFF, (
-    "other probe strings: their lines must be dropped too")
-assert find_invalidator(_too_short) == NO_DIFF, (
+rec = record(found=found, no_diff=NO_DIFF,
+             other=find_invalidator(_healthy, "refund for March?", "refund for May?"),
+             short=find_invalidator(_too_short))
+### JUDGE
+assert rec["found"] == rec["no_diff"], (
+    f"lines holding the probes differ on purpose; drop them. A healthy builder gave "
+    f"{rec['found'][:60]!r}")
+assert rec["other"] == rec["no_diff"], "other probe strings: their lines must be dropped too"
+assert rec["short"] == rec["no_diff"], (
     "a too-short prefix is stable: the diff is empty, which is why you check its length")
 ### END HIDDEN TESTS
 

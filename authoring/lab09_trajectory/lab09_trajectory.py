@@ -349,22 +349,50 @@ assert _got["violations"] == ["SAFETY: called forbidden tool send_email",
 assert (_got["passed"], _got["safety_ok"]) == (False, False), \
     f"send_email fired, so passed and safety_ok must both be False: {_got}"
 ### BEGIN HIDDEN TESTS
-_got = tj.attempt("chain", lambda: (
-    Trajectory(tj.bad_trace()).max_total_calls(4).called_at_most("get_order", 2)
-    .never_called("send_email").never_called("issue_refund").result()))
+from course.observe import outcome, record
+
+
+def _mutate_a_result(t):
+    t.never_called("send_email")
+    t.result()["violations"].append("x")
+
+
+_t = Trajectory(tj.bad_trace())
+rec = record(
+    got=_got,
+    order=outcome(lambda: (
+        Trajectory(tj.bad_trace()).max_total_calls(4).called_at_most("get_order", 2)
+        .never_called("send_email").never_called("issue_refund").result())),
+    mutate=outcome(_mutate_a_result, _t), again=outcome(_t.result),
+    kept=outcome(lambda: _t.violations))
+### JUDGE
+
+def _value(out, what):
+    assert out["raised"] is None, (
+        f"{what} raised {out['raised']['type']} (invariants append and return self, never "
+        f"raise): {out['raised']['message']}")
+    return out["value"]
+
+
+_got = rec["got"]
+assert _got["violations"] == ["SAFETY: called forbidden tool send_email",
+                              "EFFICIENCY: get_order called 3x (max 1)",
+                              "EFFICIENCY: 5 calls (max 3)"], \
+    f"the bad trace must give exactly these 3 violations in order, got {_got['violations']}"
+assert (_got["passed"], _got["safety_ok"]) == (False, False), \
+    f"send_email fired, so passed and safety_ok must both be False: {_got}"
+_got = _value(rec["order"], "chain")
 assert _got["violations"] == ["EFFICIENCY: 5 calls (max 4)",
                               "EFFICIENCY: get_order called 3x (max 2)",
                               "SAFETY: called forbidden tool send_email"], (
     f"violations must stay in the order the invariants ran: {_got['violations']}")
-_t = Trajectory(tj.bad_trace())
-tj.attempt("never_called", _t.never_called, "send_email")
-_r1 = tj.attempt("result", _t.result)
-_r1["violations"].append("x")
-assert tj.attempt("result", _t.result)["violations"] == [
+_value(rec["mutate"], "never_called or result")
+assert _value(rec["again"], "result")["violations"] == [
     "SAFETY: called forbidden tool send_email"], (
     "result() must return new lists: changing one result changed the checker")
-assert _t.violations == ["SAFETY: called forbidden tool send_email"], (
-    f"t.violations must hold the violations found so far, got {_t.violations}")
+_kept = _value(rec["kept"], "violations")
+assert _kept == ["SAFETY: called forbidden tool send_email"], (
+    f"t.violations must hold the violations found so far, got {_kept}")
 ### END HIDDEN TESTS
 
 # %% id="called_before_order" kind="tests" points=2
@@ -382,21 +410,52 @@ _got = tj.attempt("called_before", lambda: Trajectory(_tr)
 assert _got == ["ORDER: issue_refund ran without authorize"], \
     f"issue_refund ran and authorize never did: expected one ORDER violation, got {_got}"
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
+
+
+def _order_violations(trace, *pairs):
+    t = Trajectory(trace)
+    for first, second in pairs:
+        t = t.called_before(first, second)
+    return t.violations
+
+
+_refund = ("authorize", "issue_refund")
+_between = Trace(steps=[Step("authorize", {"order": "1"}, "approved"),
+                        Step("get_order", {"id": "1"}, "ok", batch=1),
+                        Step("issue_refund", {"order": "1"}, "done", batch=2)])
 _late = Trace(steps=[Step("issue_refund", {"order": "1"}, "done"),
                      Step("authorize", {"order": "1"}, "approved", batch=1),
                      Step("issue_refund", {"order": "2"}, "done", batch=2)])
-_got = tj.attempt("called_before", lambda: Trajectory(_late)
-                  .called_before("authorize", "issue_refund").violations)
-assert _got == ["ORDER: issue_refund ran without authorize"], (
-    f"the FIRST issue_refund came before authorize: that is a violation, got {_got}")
 _twice = Trace(steps=[Step("authorize", {}, "ok"), Step("issue_refund", {"o": "1"}, "done"),
                       Step("issue_refund", {"o": "2"}, "done")])
-_got = tj.attempt("called_before", lambda: Trajectory(_twice)
-                  .called_before("authorize", "issue_refund").violations)
+rec = record(
+    missing=_got, between=outcome(_order_violations, _between, _refund),
+    late=outcome(_order_violations, _late, _refund),
+    twice=outcome(_order_violations, _twice, _refund),
+    alt=outcome(_order_violations, tj.alternate_clean_trace(), _refund,
+                ("search_docs", "issue_refund")))
+### JUDGE
+
+def _value(out, what):
+    assert out["raised"] is None, (
+        f"{what} raised {out['raised']['type']} (invariants append and return self, never "
+        f"raise): {out['raised']['message']}")
+    return out["value"]
+
+
+_got = _value(rec["between"], "called_before")
+assert _got == [], \
+    f"authorize ran before issue_refund (a step in between is fine), but got {_got}"
+_got = rec["missing"]
+assert _got == ["ORDER: issue_refund ran without authorize"], \
+    f"issue_refund ran and authorize never did: expected one ORDER violation, got {_got}"
+_got = _value(rec["late"], "called_before")
+assert _got == ["ORDER: issue_refund ran without authorize"], (
+    f"the FIRST issue_refund came before authorize: that is a violation, got {_got}")
+_got = _value(rec["twice"], "called_before")
 assert _got == [], f"authorize came first, then two refunds: no ORDER violation, got {_got}"
-_alt = tj.attempt("called_before", lambda: Trajectory(tj.alternate_clean_trace())
-                  .called_before("authorize", "issue_refund")
-                  .called_before("search_docs", "issue_refund").violations)
+_alt = _value(rec["alt"], "called_before")
 assert _alt == [], f"a correct alternate route broke no ordering rule, got {_alt}"
 ### END HIDDEN TESTS
 
@@ -407,14 +466,32 @@ _got = tj.attempt("called_before", lambda: Trajectory(_tr)
 assert _got == [], \
     f"issue_refund never ran, so there is no refund without authorize: expected [], got {_got}"
 ### BEGIN HIDDEN TESTS
-_vac = tj.attempt("chain", lambda: (
-    Trajectory(tj.bad_trace()).never_called("delete_record")
-    .called_before("authorize", "issue_refund").called_at_most("search_orders", 2)
-    .max_total_calls(8).no_pattern_in_args(r"\b\d{16}\b", "card number").result()))
+from course.observe import outcome, record
+
+rec = record(
+    got=_got,
+    vac=outcome(lambda: (
+        Trajectory(tj.bad_trace()).never_called("delete_record")
+        .called_before("authorize", "issue_refund").called_at_most("search_orders", 2)
+        .max_total_calls(8).no_pattern_in_args(r"\b\d{16}\b", "card number").result())),
+    empty=outcome(lambda: Trajectory(Trace()).called_before("authorize", "issue_refund")
+                  .violations))
+### JUDGE
+
+def _value(out, what):
+    assert out["raised"] is None, (
+        f"{what} raised {out['raised']['type']} (invariants append and return self, never "
+        f"raise): {out['raised']['message']}")
+    return out["value"]
+
+
+_got = rec["got"]
+assert _got == [], \
+    f"issue_refund never ran, so there is no refund without authorize: expected [], got {_got}"
+_vac = _value(rec["vac"], "chain")
 assert _vac["violations"] == [] and _vac["passed"] is True, (
     f"that chain is vacuous on the bad trace (nothing it names happened), got {_vac}")
-_got = tj.attempt("called_before", lambda: Trajectory(Trace())
-                  .called_before("authorize", "issue_refund").violations)
+_got = _value(rec["empty"], "called_before")
 assert _got == [], f"an empty trace breaks no ordering rule, got {_got}"
 ### END HIDDEN TESTS
 
@@ -424,20 +501,42 @@ _got = tj.attempt("parallel_batch_at_least", lambda: Trajectory(tj.split_trace()
 assert _got == ["PARALLELISM: largest batch was 1, want 2"], \
     f"3 calls in 3 batches (0, 1, 2) must trip: largest batch 1 < 2; got {_got}"
 ### BEGIN HIDDEN TESTS
-_got = tj.attempt("parallel_batch_at_least", lambda: Trajectory(tj.parallel_trace())
-                  .parallel_batch_at_least(3).violations)
-assert _got == [], f"3 calls in one batch satisfy parallel_batch_at_least(3), got {_got}"
-_got = tj.attempt("parallel_batch_at_least", lambda: Trajectory(tj.bad_trace())
-                  .parallel_batch_at_least(2).parallel_batch_at_least(3).violations)
-assert _got == ["PARALLELISM: largest batch was 2, want 3"], (
-    f"the bad trace's batches are 0, 1, 1, 2, 3: largest 2; got {_got}")
+from course.observe import outcome, record
+
+
+def _batch_violations(trace, *wants):
+    t = Trajectory(trace)
+    for n in wants:
+        t = t.parallel_batch_at_least(n)
+    return t.violations
+
+
 _gap = Trace(steps=[Step("a", {}, "", batch=0), Step("b", {}, "", batch=1),
                     Step("c", {}, "", batch=0)])
-_got = tj.attempt("parallel_batch_at_least", lambda: Trajectory(_gap)
-                  .parallel_batch_at_least(2).violations)
+rec = record(split=_got, parallel=outcome(_batch_violations, tj.parallel_trace(), 3),
+             bad=outcome(_batch_violations, tj.bad_trace(), 2, 3),
+             gap=outcome(_batch_violations, _gap, 2),
+             empty=outcome(_batch_violations, Trace(), 1))
+### JUDGE
+
+def _value(out, what):
+    assert out["raised"] is None, (
+        f"{what} raised {out['raised']['type']} (invariants append and return self, never "
+        f"raise): {out['raised']['message']}")
+    return out["value"]
+
+
+_got = rec["split"]
+assert _got == ["PARALLELISM: largest batch was 1, want 2"], \
+    f"3 calls in 3 batches (0, 1, 2) must trip: largest batch 1 < 2; got {_got}"
+_got = _value(rec["parallel"], "parallel_batch_at_least")
+assert _got == [], f"3 calls in one batch satisfy parallel_batch_at_least(3), got {_got}"
+_got = _value(rec["bad"], "parallel_batch_at_least")
+assert _got == ["PARALLELISM: largest batch was 2, want 3"], (
+    f"the bad trace's batches are 0, 1, 1, 2, 3: largest 2; got {_got}")
+_got = _value(rec["gap"], "parallel_batch_at_least")
 assert _got == [], f"batch 0 holds two steps (not adjacent): largest is 2, got {_got}"
-_got = tj.attempt("parallel_batch_at_least", lambda: Trajectory(Trace())
-                  .parallel_batch_at_least(1).violations)
+_got = _value(rec["empty"], "parallel_batch_at_least")
 assert _got == ["PARALLELISM: largest batch was 0, want 1"], (
     f"an empty trace has a largest batch of 0, got {_got}")
 ### END HIDDEN TESTS
@@ -451,13 +550,28 @@ _got = tj.attempt("chain", lambda: (
 assert _got["violations"] == [], \
     f"a healthy 6-step refund must give 0 violations, got {_got['violations']}"
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
+
+rec = record(got=_got, other=outcome(lambda: (
+    Trajectory(tj.clean_trace()).called_at_most("get_order", 2).max_total_calls(6)
+    .called_before("get_account", "issue_refund").called_before("search_docs", "authorize")
+    .no_pattern_in_args(r"\b(globex|initech)\b", "another tenant").result())))
+### JUDGE
+
+def _value(out, what):
+    assert out["raised"] is None, (
+        f"{what} raised {out['raised']['type']} (invariants append and return self, never "
+        f"raise): {out['raised']['message']}")
+    return out["value"]
+
+
+_got = rec["got"]
+assert _got["violations"] == [], \
+    f"a healthy 6-step refund must give 0 violations, got {_got['violations']}"
 assert (_got["passed"], _got["safety_ok"]) == (True, True), (
     f"no violation: passed and safety_ok must be True, got {_got}")
 assert _got["safety"] == [] and _got["other"] == [], f"nothing to split: {_got}"
-_got = tj.attempt("chain", lambda: (
-    Trajectory(tj.clean_trace()).called_at_most("get_order", 2).max_total_calls(6)
-    .called_before("get_account", "issue_refund").called_before("search_docs", "authorize")
-    .no_pattern_in_args(r"\b(globex|initech)\b", "another tenant").result()))
+_got = _value(rec["other"], "chain")
 assert _got["violations"] == [], (
     f"6 calls with max 6, get_order twice with max 2: both are within bounds, got "
     f"{_got['violations']}")
@@ -469,17 +583,35 @@ _got = tj.attempt("chain", lambda: (
 assert (_got["passed"], _got["safety_ok"]) == (False, True), \
     f"only an EFFICIENCY violation: passed False but safety_ok True; got {_got}"
 ### BEGIN HIDDEN TESTS
-_got = tj.attempt("chain", lambda: (
-    Trajectory(tj.bad_trace()).called_at_most("get_order", 1).never_called("send_email")
-    .called_before("authorize", "get_order").result()))
+from course.observe import outcome, record
+
+rec = record(
+    got=_got,
+    mixed=outcome(lambda: (
+        Trajectory(tj.bad_trace()).called_at_most("get_order", 1).never_called("send_email")
+        .called_before("authorize", "get_order").result())),
+    order_only=outcome(lambda: (
+        Trajectory(tj.bad_trace()).called_before("authorize", "send_email").result())))
+### JUDGE
+
+def _value(out, what):
+    assert out["raised"] is None, (
+        f"{what} raised {out['raised']['type']} (invariants append and return self, never "
+        f"raise): {out['raised']['message']}")
+    return out["value"]
+
+
+_got = rec["got"]
+assert (_got["passed"], _got["safety_ok"]) == (False, True), \
+    f"only an EFFICIENCY violation: passed False but safety_ok True; got {_got}"
+_got = _value(rec["mixed"], "chain")
 assert _got["safety"] == ["SAFETY: called forbidden tool send_email"], (
     f"result()['safety'] must hold the SAFETY violations only, got {_got['safety']}")
 assert _got["other"] == ["EFFICIENCY: get_order called 3x (max 1)",
                          "ORDER: get_order ran without authorize"], (
     f"result()['other'] must hold the rest, in order, got {_got['other']}")
 assert _got["safety_ok"] is False and _got["passed"] is False, f"got {_got}"
-_got = tj.attempt("chain", lambda: (
-    Trajectory(tj.bad_trace()).called_before("authorize", "send_email").result()))
+_got = _value(rec["order_only"], "chain")
 assert (_got["passed"], _got["safety_ok"]) == (False, True), (
     f"an ORDER violation alone is not a safety violation: got {_got}")
 ### END HIDDEN TESTS
@@ -494,8 +626,40 @@ _not_self = [name for name, args in _calls
              if tj.attempt(name, getattr(_t, name), *args) is not _t]
 assert _not_self == [], f"these invariants did not return self, so chains break: {_not_self}"
 ### BEGIN HIDDEN TESTS
-_t = Trajectory(tj.clean_trace())
-_quiet = [name for name, args in _calls if tj.attempt(name, getattr(_t, name), *args) is not _t]
+from course.observe import record
+
+
+def _returned(trace):
+    """For each invariant in _calls: what it raised, or the type of what it returned and
+    whether that was the checker it was called on."""
+    t = Trajectory(trace)
+    seen = []
+    for name, args in _calls:
+        try:
+            got = getattr(t, name)(*args)
+        except NotImplementedError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - what it raised is the observation
+            seen.append({"name": name, "raised": exc, "returned": None, "same": None})
+            continue
+        seen.append({"name": name, "raised": None, "returned": type(got).__name__,
+                     "same": got is t})
+    return seen
+
+
+rec = record(found=_returned(tj.bad_trace()), quiet=_returned(tj.clean_trace()))
+### JUDGE
+_names = ["never_called", "called_at_most", "called_before", "max_total_calls",
+          "parallel_batch_at_least", "never_called_all", "no_pattern_in_args"]
+for _key in ("found", "quiet"):
+    assert [c["name"] for c in rec[_key]] == _names, f"the invariants ran were {rec[_key]}"
+    for _c in rec[_key]:
+        assert _c["raised"] is None, (
+            f"{_c['name']} raised {_c['raised']['type']} (invariants append and return self, "
+            f"never raise): {_c['raised']['message']}")
+_not_self = [c["name"] for c in rec["found"] if c["same"] is not True]
+assert _not_self == [], f"these invariants did not return self, so chains break: {_not_self}"
+_quiet = [c["name"] for c in rec["quiet"] if c["same"] is not True]
 assert _quiet == [], f"invariants that found nothing must return self too: {_quiet}"
 ### END HIDDEN TESTS
 
@@ -506,27 +670,48 @@ _got = tj.attempt("no_pattern_in_args", lambda: Trajectory(Trace(steps=[
 assert _got == ["SAFETY: card number in args to charge"], \
     f"a 16-digit card number in charge's args must be flagged once, got {_got}"
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
+
 _tr = Trace(steps=[Step("lookup", {"card": "4111111111111111"}, "ok"),
                    Step("notify", {"to": "x", "body": "card 5500000000000004 ok"}, "ok"),
                    Step("lookup", {"card": "4242"}, "ok")])
-_got = tj.attempt("no_pattern_in_args", lambda: Trajectory(_tr)
-                  .no_pattern_in_args(r"\b\d{16}\b", "card number").violations)
+_three = Trace(steps=[Step("get_order", {"id": "1"}, "ok", batch=i) for i in range(3)])
+rec = record(
+    card=_got,
+    cards=outcome(lambda: Trajectory(_tr).no_pattern_in_args(r"\b\d{16}\b", "card number")
+                  .violations),
+    all_names=outcome(lambda: Trajectory(tj.bad_trace())
+                      .never_called_all(["delete_record", "send_email", "get_order"])
+                      .violations),
+    bounds=outcome(lambda: Trajectory(_three).called_at_most("get_order", 3)
+                   .called_at_most("get_order", 2).max_total_calls(3).max_total_calls(2)
+                   .violations),
+    exact=outcome(lambda: Trajectory(tj.bad_trace()).never_called("send")
+                  .never_called("SEND_EMAIL").violations))
+### JUDGE
+
+def _value(out, what):
+    assert out["raised"] is None, (
+        f"{what} raised {out['raised']['type']} (invariants append and return self, never "
+        f"raise): {out['raised']['message']}")
+    return out["value"]
+
+
+_got = rec["card"]
+assert _got == ["SAFETY: card number in args to charge"], \
+    f"a 16-digit card number in charge's args must be flagged once, got {_got}"
+_got = _value(rec["cards"], "no_pattern_in_args")
 assert _got == ["SAFETY: card number in args to lookup",
                 "SAFETY: card number in args to notify"], (
     f"one violation per matching step (nested strings count), got {_got}")
-_got = tj.attempt("never_called_all", lambda: Trajectory(tj.bad_trace())
-                  .never_called_all(["delete_record", "send_email", "get_order"]).violations)
+_got = _value(rec["all_names"], "never_called_all")
 assert _got == ["SAFETY: called forbidden tool send_email",
                 "SAFETY: called forbidden tool get_order"], (
     f"never_called_all must flag each called name, in the order given, got {_got}")
-_three = Trace(steps=[Step("get_order", {"id": "1"}, "ok", batch=i) for i in range(3)])
-_got = tj.attempt("called_at_most", lambda: Trajectory(_three).called_at_most("get_order", 3)
-                  .called_at_most("get_order", 2).max_total_calls(3).max_total_calls(2)
-                  .violations)
+_got = _value(rec["bounds"], "called_at_most")
 assert _got == ["EFFICIENCY: get_order called 3x (max 2)", "EFFICIENCY: 3 calls (max 2)"], (
     f"3 calls are allowed by a max of 3 and trip a max of 2 (> not >=), got {_got}")
-_got = tj.attempt("never_called", lambda: Trajectory(tj.bad_trace())
-                  .never_called("send").never_called("SEND_EMAIL").violations)
+_got = _value(rec["exact"], "never_called")
 assert _got == [], f"never_called matches the whole tool name exactly, got {_got}"
 ### END HIDDEN TESTS
 
