@@ -342,35 +342,54 @@ assert res["checks"] == {"required_tools": True, "forbidden_tools": True,
 assert (res["passed"], res["safety_ok"], res["calls"]) == (True, True, 1), \
     f"passed/safety_ok/calls for a one-call correct run: {res}"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
 _ag = evals.ScriptedAgent({"Where is order 4471?": [_r1]})
 _res = evals.attempt("run_case", run_case, _case1, _ag)
-assert _ag.runs["Where is order 4471?"] == 1, (
-    f"run_case ran the agent {_ag.runs['Where is order 4471?']} times; it must run it once")
-assert _res["id"] == "t01" and _res["tags"] == ["order_status"], (
-    f"id and tags must be copied from the case, got {_res['id']!r}, {_res['tags']!r}")
-assert abs(_res["usd"] - (evals.USD_BASE + evals.USD_PER_CALL)) < 1e-9, (
-    f"usd must be trace.usd, got {_res['usd']}")
 _bad = evals.route("emailed", ("get_order", {"id": "4471"}), ("send_email", {"to": "x"}),
                    text="Order 4471 has shipped.")
-_res = evals.attempt("run_case", run_case, _case1,
-                     evals.ScriptedAgent({"Where is order 4471?": [_bad]}))
-assert _res["checks"]["forbidden_tools"] is False and _res["safety_ok"] is False, (
-    f"send_email is in must_not_call and was called: forbidden_tools and safety_ok must be "
-    f"False, got {_res['checks']['forbidden_tools']}, {_res['safety_ok']}")
-assert _res["passed"] is False and _res["calls"] == 2, (
-    f"an unsafe run cannot pass; calls must count both steps, got {_res}")
+_res_bad = evals.attempt("run_case", run_case, _case1,
+                         evals.ScriptedAgent({"Where is order 4471?": [_bad]}))
 _skip = evals.route("guessed", text="Order 4471 has shipped.")
-_res = evals.attempt("run_case", run_case, _case1,
-                     evals.ScriptedAgent({"Where is order 4471?": [_skip]}))
-assert _res["checks"]["required_tools"] is False and _res["passed"] is False, (
-    f"get_order is required and was never called: required_tools must be False, got {_res}")
-assert _res["safety_ok"] is True and _res["calls"] == 0, (
-    f"skipping a required tool is a failure, not a safety violation: got {_res}")
+_res_skip = evals.attempt("run_case", run_case, _case1,
+                          evals.ScriptedAgent({"Where is order 4471?": [_skip]}))
 _c = Case(id="d", input="x")
-assert (_c.max_tool_calls, _c.n_runs, _c.must_call, _c.tags) == (10, 3, [], []), (
-    "Case defaults must be max_tool_calls=10, n_runs=3 and empty lists")
+_defaults = record(max_tool_calls=_c.max_tool_calls, n_runs=_c.n_runs,
+                   must_call=_c.must_call, tags=_c.tags)
 _c.must_call.append("get_order")
-assert Case(id="e", input="y").must_call == [], (
+rec = record(shown=res, again=_res, runs=_ag.runs["Where is order 4471?"], emailed=_res_bad,
+             skipped=_res_skip, defaults=_defaults,
+             fresh_must_call=Case(id="e", input="y").must_call)
+### JUDGE
+from course.worlds import evals
+
+shown = rec["shown"]
+assert shown["checks"] == {"required_tools": True, "forbidden_tools": True,
+                           "call_budget": True, "content": True}, (
+    f"a run that did everything right got checks {shown['checks']}")
+assert [shown["passed"], shown["safety_ok"], shown["calls"]] == [True, True, 1], (
+    f"passed/safety_ok/calls for a one-call correct run: {shown}")
+assert rec["runs"] == 1, f"run_case ran the agent {rec['runs']} times; it must run it once"
+res = rec["again"]
+assert res["id"] == "t01" and res["tags"] == ["order_status"], (
+    f"id and tags must be copied from the case, got {res['id']!r}, {res['tags']!r}")
+assert abs(res["usd"] - (evals.USD_BASE + evals.USD_PER_CALL)) < 1e-9, (
+    f"usd must be trace.usd, got {res['usd']}")
+res = rec["emailed"]
+assert res["checks"]["forbidden_tools"] is False and res["safety_ok"] is False, (
+    f"send_email is in must_not_call and was called: forbidden_tools and safety_ok must be "
+    f"False, got {res['checks']['forbidden_tools']}, {res['safety_ok']}")
+assert res["passed"] is False and res["calls"] == 2, (
+    f"an unsafe run cannot pass; calls must count both steps, got {res}")
+res = rec["skipped"]
+assert res["checks"]["required_tools"] is False and res["passed"] is False, (
+    f"get_order is required and was never called: required_tools must be False, got {res}")
+assert res["safety_ok"] is True and res["calls"] == 0, (
+    f"skipping a required tool is a failure, not a safety violation: got {res}")
+d = rec["defaults"]
+assert [d["max_tool_calls"], d["n_runs"], d["must_call"], d["tags"]] == [10, 3, [], []], (
+    "Case defaults must be max_tool_calls=10, n_runs=3 and empty lists")
+assert rec["fresh_must_call"] == [], (
     "two Cases share one must_call list; use field(default_factory=list)")
 ### END HIDDEN TESTS
 
@@ -383,21 +402,28 @@ res = evals.attempt("run_case", run_case,
 assert res["checks"]["content"] is True, \
     "'Shipped' vs text 'Order 4471 has SHIPPED.': compare lower-cased, case is not content"
 ### BEGIN HIDDEN TESTS
-_res = evals.attempt("run_case", run_case,
-                     Case(id="t03", input="q", expect_contains=["4471", "refund"]),
-                     evals.ScriptedAgent({"q": [_loud]}))
-assert _res["checks"]["content"] is False and _res["passed"] is False, (
-    "'refund' is not in 'Order 4471 has SHIPPED.': every expected string must appear")
-_res = evals.attempt("run_case", run_case,
-                     Case(id="t04", input="q", expect_contains=["ORDER", "has shipped"]),
-                     evals.ScriptedAgent({"q": [_loud]}))
-assert _res["checks"]["content"] is True, (
-    "'ORDER' and 'has shipped' both appear in 'Order 4471 has SHIPPED.' ignoring case")
+from course.observe import record
+
+_res_missing = evals.attempt("run_case", run_case,
+                             Case(id="t03", input="q", expect_contains=["4471", "refund"]),
+                             evals.ScriptedAgent({"q": [_loud]}))
+_res_both = evals.attempt("run_case", run_case,
+                          Case(id="t04", input="q", expect_contains=["ORDER", "has shipped"]),
+                          evals.ScriptedAgent({"q": [_loud]}))
 _quiet = evals.route("quiet", ("get_order", {"id": "shipped"}), text="All done.")
-_res = evals.attempt("run_case", run_case,
-                     Case(id="t05", input="q", expect_contains=["shipped"]),
-                     evals.ScriptedAgent({"q": [_quiet]}))
-assert _res["checks"]["content"] is False, (
+_res_quiet = evals.attempt("run_case", run_case,
+                           Case(id="t05", input="q", expect_contains=["shipped"]),
+                           evals.ScriptedAgent({"q": [_quiet]}))
+rec = record(shown=res, missing=_res_missing, both=_res_both, quiet=_res_quiet)
+### JUDGE
+assert rec["shown"]["checks"]["content"] is True, (
+    "'Shipped' vs text 'Order 4471 has SHIPPED.': compare lower-cased, case is not content")
+res = rec["missing"]
+assert res["checks"]["content"] is False and res["passed"] is False, (
+    "'refund' is not in 'Order 4471 has SHIPPED.': every expected string must appear")
+assert rec["both"]["checks"]["content"] is True, (
+    "'ORDER' and 'has shipped' both appear in 'Order 4471 has SHIPPED.' ignoring case")
+assert rec["quiet"]["checks"]["content"] is False, (
     "'shipped' appears only in a tool argument, not in trace.text; content reads the answer")
 ### END HIDDEN TESTS
 
@@ -413,6 +439,8 @@ _routes = [evals.attempt("run_case", run_case, _c01, _agent)["passed"] for _ in 
 assert _routes == [True, True], \
     f"two correct routes scored {_routes}; must_call needs each tool called, in any route"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
 _two = Case(id="t06", input="r", must_call=["get_order", "issue_refund"],
             must_not_call=["cancel_order"], max_tool_calls=5, expect_contains=["refund"])
 _plan = {"r": [
@@ -427,14 +455,19 @@ _plan = {"r": [
                 batches=(0, 0), text="The refund is issued.")]}
 _agent = evals.ScriptedAgent(_plan)
 _got = [evals.attempt("run_case", run_case, _two, _agent) for _ in range(4)]
-_failed = [(r["checks"], n) for r, n in zip(_got, ["plain", "reversed", "extra", "parallel"],
-                                                    strict=True)
-           if not r["passed"]]
-assert not _failed, (
-    f"correct routes failed: {_failed}; assert properties (each tool called), not a route")
 _miss = evals.ScriptedAgent({"r": [evals.route("no_refund", ("get_order", {"id": "1"}),
                                                text="The refund is issued.")]})
-assert evals.attempt("run_case", run_case, _two, _miss)["checks"]["required_tools"] is False, (
+rec = record(routes=_routes, got=_got, miss=evals.attempt("run_case", run_case, _two, _miss))
+### JUDGE
+assert rec["routes"] == [True, True], (
+    f"two correct routes scored {rec['routes']}; must_call needs each tool called, in any "
+    "route")
+failed = [(r["checks"], n) for r, n in zip(rec["got"], ["plain", "reversed", "extra",
+                                                        "parallel"], strict=True)
+          if not r["passed"]]
+assert not failed, (
+    f"correct routes failed: {failed}; assert properties (each tool called), not a route")
+assert rec["miss"]["checks"]["required_tools"] is False, (
     "issue_refund never ran, so required_tools must be False")
 ### END HIDDEN TESTS
 
@@ -445,17 +478,24 @@ res = evals.attempt("run_case", run_case, Case(id="t07", input="b", max_tool_cal
 assert res["checks"]["call_budget"] is True, \
     "3 calls with max_tool_calls=3 is within budget: compare with <=, not <"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
 _four = evals.route("four", *[("search_orders", {"page": 1}) for _ in range(4)], text="ok")
-_res = evals.attempt("run_case", run_case, Case(id="t08", input="b", max_tool_calls=3),
-                     evals.ScriptedAgent({"b": [_four]}))
-assert _res["checks"]["call_budget"] is False and _res["passed"] is False, (
-    "4 calls (the same call repeated) with max_tool_calls=3 is over budget; repeats count")
-assert _res["safety_ok"] is True and _res["calls"] == 4, (
-    f"over budget is not a safety violation, and calls must be 4: got {_res}")
+_res_four = evals.attempt("run_case", run_case, Case(id="t08", input="b", max_tool_calls=3),
+                          evals.ScriptedAgent({"b": [_four]}))
 _storm = evals.route("storm", *[("search_orders", {"page": p}) for p in range(11)], text="ok")
-_res = evals.attempt("run_case", run_case, Case(id="t09", input="b"),
-                     evals.ScriptedAgent({"b": [_storm]}))
-assert _res["checks"]["call_budget"] is False, "11 calls break the default budget of 10"
+_res_storm = evals.attempt("run_case", run_case, Case(id="t09", input="b"),
+                           evals.ScriptedAgent({"b": [_storm]}))
+rec = record(shown=res, four=_res_four, storm=_res_storm)
+### JUDGE
+assert rec["shown"]["checks"]["call_budget"] is True, (
+    "3 calls with max_tool_calls=3 is within budget: compare with <=, not <")
+res = rec["four"]
+assert res["checks"]["call_budget"] is False and res["passed"] is False, (
+    "4 calls (the same call repeated) with max_tool_calls=3 is over budget; repeats count")
+assert res["safety_ok"] is True and res["calls"] == 4, (
+    f"over budget is not a safety violation, and calls must be 4: got {res}")
+assert rec["storm"]["checks"]["call_budget"] is False, "11 calls break the default budget of 10"
 ### END HIDDEN TESTS
 
 # %% id="safety_all_runs" kind="tests" points=3
@@ -469,21 +509,30 @@ res = evals.attempt("run_case_majority", run_case_majority, _c12,
 assert res["safety_ok"] is False, \
     "issue_refund ran on 1 run of 3: safety must hold on ALL runs, never by majority vote"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
 _ag = evals.ScriptedAgent({_c12.input: [_again, _safe, _safe]})
-_res = evals.attempt("run_case_majority", run_case_majority, _c12, _ag)
-assert _ag.runs[_c12.input] == 3, f"n_runs=3 but the agent ran {_ag.runs[_c12.input]} times"
-assert _res["safety_ok"] is False, "an unsafe FIRST run of three must make safety_ok False"
+_res_first = evals.attempt("run_case_majority", run_case_majority, _c12, _ag)
+_runs3 = _ag.runs[_c12.input]
 _c5 = Case(id="c12", input=_c12.input, must_call=["get_order"],
            must_not_call=["issue_refund"], n_runs=5)
 _ag = evals.ScriptedAgent({_c12.input: [_safe, _safe, _safe, _safe, _again]})
-_res = evals.attempt("run_case_majority", run_case_majority, _c5, _ag)
-assert _ag.runs[_c12.input] == 5 and _res["safety_ok"] is False, (
-    f"1 unsafe run in 5 must make safety_ok False (runs made: {_ag.runs[_c12.input]})")
-assert _res["safety_ok"] is not None and not isinstance(_res["safety_ok"], float), (
-    f"safety_ok must be a bool, not a rate: got {_res['safety_ok']!r}")
-_res = evals.attempt("run_case_majority", run_case_majority, _c12,
-                     evals.ScriptedAgent({_c12.input: [_safe]}))
-assert _res["safety_ok"] is True, "three safe runs must give safety_ok True"
+_res_five = evals.attempt("run_case_majority", run_case_majority, _c5, _ag)
+_runs5 = _ag.runs[_c12.input]
+_res_safe = evals.attempt("run_case_majority", run_case_majority, _c12,
+                          evals.ScriptedAgent({_c12.input: [_safe]}))
+rec = record(shown=res["safety_ok"], first=_res_first["safety_ok"], runs3=_runs3,
+             five=_res_five["safety_ok"], runs5=_runs5, all_safe=_res_safe["safety_ok"])
+### JUDGE
+assert rec["shown"] is False, (
+    "issue_refund ran on 1 run of 3: safety must hold on ALL runs, never by majority vote")
+assert rec["runs3"] == 3, f"n_runs=3 but the agent ran {rec['runs3']} times"
+assert rec["first"] is False, "an unsafe FIRST run of three must make safety_ok False"
+assert rec["runs5"] == 5 and rec["five"] is False, (
+    f"1 unsafe run in 5 must make safety_ok False (runs made: {rec['runs5']})")
+assert rec["five"] is not None and not isinstance(rec["five"], float), (
+    f"safety_ok must be a bool, not a rate: got {rec['five']!r}")
+assert rec["all_safe"] is True, "three safe runs must give safety_ok True"
 ### END HIDDEN TESTS
 
 # %% id="flake_not_success" kind="tests" points=2
@@ -496,34 +545,51 @@ res = evals.attempt("run_case_majority", run_case_majority, _c07,
 assert (res["passed"], res["flake"]) == (False, True), \
     f"1 pass in 3 runs is a flake that FAILED (passed needs a strict majority): {res}"
 ### BEGIN HIDDEN TESTS
-_res = evals.attempt("run_case_majority", run_case_majority, _c07,
-                     evals.ScriptedAgent({_c07.input: [_ask, _ok, _ok]}))
-assert (_res["passed"], _res["flake"], _res["passes"]) == (True, True, 2), (
-    f"2 passes in 3: passed and flaky, passes=2; got {_res}")
-for _pl, _want in (([_ok], (True, False)), ([_ask], (False, False))):
-    _res = evals.attempt("run_case_majority", run_case_majority, _c07,
-                         evals.ScriptedAgent({_c07.input: _pl}))
-    assert (_res["passed"], _res["flake"]) == _want, (
-        f"all runs the same must not be a flake: expected {_want}, got "
-        f"{(_res['passed'], _res['flake'])}")
+from course.observe import record
+
+_res_two = evals.attempt("run_case_majority", run_case_majority, _c07,
+                         evals.ScriptedAgent({_c07.input: [_ask, _ok, _ok]}))
+_same = [evals.attempt("run_case_majority", run_case_majority, _c07,
+                       evals.ScriptedAgent({_c07.input: _pl}))
+         for _pl in ([_ok], [_ask])]
 _c4 = Case(id="c07", input=_c07.input, must_call=["search_orders"], n_runs=4)
-_res = evals.attempt("run_case_majority", run_case_majority, _c4,
-                     evals.ScriptedAgent({_c07.input: [_ok, _ask]}))
-assert (_res["passed"], _res["flake"]) == (False, True), (
-    f"2 passes in 4 is not a strict majority: passed must be False, got {_res['passed']}")
+_res_four = evals.attempt("run_case_majority", run_case_majority, _c4,
+                          evals.ScriptedAgent({_c07.input: [_ok, _ask]}))
 _storm = evals.route("storm", *[("search_orders", {"p": p}) for p in range(5)],
                      text="Your order shipped.")
-_res = evals.attempt("run_case_majority", run_case_majority, _c07,
-                     evals.ScriptedAgent({_c07.input: [_ok, _storm, _ask]}))
-assert _res["calls"] == 5, f"calls must be the largest over the runs (5), got {_res['calls']}"
-_want_usd = (2 * evals.USD_BASE + 6 * evals.USD_PER_CALL + evals.USD_BASE) / 3
-assert abs(_res["usd"] - round(_want_usd, 4)) < 2e-4, (
-    f"usd must be the mean over the runs (~{_want_usd:.4f}), got {_res['usd']}")
-assert len(_res["runs"]) == 3, "runs must hold the three per-run dicts"
+_res_mixed = evals.attempt("run_case_majority", run_case_majority, _c07,
+                           evals.ScriptedAgent({_c07.input: [_ok, _storm, _ask]}))
 _rows = [evals.result_row(1), evals.result_row(2, passed=False, flake=True)]
 _rep = evals.attempt("report", report, _rows)
-assert _rep["flaky_cases"] == ["c02"] and _rep["success_rate"] == 0.5, (
-    f"a failed flaky case is listed in flaky_cases and not counted as a success: {_rep}")
+rec = record(shown=res, two=_res_two, same=_same, four=_res_four,
+             mixed={"calls": _res_mixed["calls"], "usd": _res_mixed["usd"],
+                    "n_runs": len(_res_mixed["runs"])},
+             rep={"flaky_cases": _rep["flaky_cases"], "success_rate": _rep["success_rate"]})
+### JUDGE
+from course.worlds import evals
+
+res = rec["shown"]
+assert [res["passed"], res["flake"]] == [False, True], (
+    f"1 pass in 3 runs is a flake that FAILED (passed needs a strict majority): {res}")
+res = rec["two"]
+assert [res["passed"], res["flake"], res["passes"]] == [True, True, 2], (
+    f"2 passes in 3: passed and flaky, passes=2; got {res}")
+for res, want in zip(rec["same"], ([True, False], [False, False]), strict=True):
+    assert [res["passed"], res["flake"]] == want, (
+        f"all runs the same must not be a flake: expected {tuple(want)}, got "
+        f"{(res['passed'], res['flake'])}")
+res = rec["four"]
+assert [res["passed"], res["flake"]] == [False, True], (
+    f"2 passes in 4 is not a strict majority: passed must be False, got {res['passed']}")
+mixed = rec["mixed"]
+assert mixed["calls"] == 5, f"calls must be the largest over the runs (5), got {mixed['calls']}"
+want_usd = (2 * evals.USD_BASE + 6 * evals.USD_PER_CALL + evals.USD_BASE) / 3
+assert abs(mixed["usd"] - round(want_usd, 4)) < 2e-4, (
+    f"usd must be the mean over the runs (~{want_usd:.4f}), got {mixed['usd']}")
+assert mixed["n_runs"] == 3, "runs must hold the three per-run dicts"
+rep = rec["rep"]
+assert rep["flaky_cases"] == ["c02"] and rep["success_rate"] == 0.5, (
+    f"a failed flaky case is listed in flaky_cases and not counted as a success: {rep}")
 ### END HIDDEN TESTS
 
 # %% id="safety_is_a_list" kind="tests" points=2
@@ -532,15 +598,21 @@ rep = evals.attempt("report", report, [_row(i, safe=(i != 12)) for i in range(1,
 assert rep["safety_violations"] == ["c12"], \
     f"safety_violations must be the LIST of unsafe ids, got {rep['safety_violations']!r}"
 ### BEGIN HIDDEN TESTS
-_rep = evals.attempt("report", report, [_row(i) for i in range(1, 21)])
-assert _rep["safety_violations"] == [], (
-    f"no unsafe case: safety_violations must be an empty list, got "
-    f"{_rep['safety_violations']!r}")
-_rep = evals.attempt("report", report,
-                     [_row(i, safe=i not in (3, 17, 9)) for i in range(1, 21)])
-assert _rep["safety_violations"] == ["c03", "c09", "c17"], (
-    f"unsafe ids must be listed in input order, got {_rep['safety_violations']!r}")
-assert _rep["success_rate"] == 1.0, (
+from course.observe import record
+
+_rep_none = evals.attempt("report", report, [_row(i) for i in range(1, 21)])
+_rep_three = evals.attempt("report", report,
+                           [_row(i, safe=i not in (3, 17, 9)) for i in range(1, 21)])
+rec = record(shown=rep["safety_violations"], none=_rep_none["safety_violations"],
+             three=_rep_three["safety_violations"], success=_rep_three["success_rate"])
+### JUDGE
+assert rec["shown"] == ["c12"], (
+    f"safety_violations must be the LIST of unsafe ids, got {rec['shown']!r}")
+assert rec["none"] == [], (
+    f"no unsafe case: safety_violations must be an empty list, got {rec['none']!r}")
+assert rec["three"] == ["c03", "c09", "c17"], (
+    f"unsafe ids must be listed in input order, got {rec['three']!r}")
+assert rec["success"] == 1.0, (
     "safety is reported beside success, not subtracted from it here: all 20 passed")
 ### END HIDDEN TESTS
 
@@ -553,19 +625,29 @@ assert rep["median_usd"] == 0.01, \
 assert rep["p95_calls"] == 19, \
     f"20 cases: nearest rank ceil(0.95*20)=19, the 19th value (19), got {rep['p95_calls']}"
 ### BEGIN HIDDEN TESTS
-_rep = evals.attempt("report", report, [_row(i, calls=i) for i in range(1, 20)])
-assert _rep["p95_calls"] == 19, (
-    f"19 cases (1..19 calls): rank ceil(0.95*19)=19, the maximum; got {_rep['p95_calls']}")
-_rep = evals.attempt("report", report, [_row(i, calls=(i * 37) % 100 + 1) for i in range(100)])
-assert _rep["p95_calls"] == 95, (
-    f"100 cases needing 1..100 calls (shuffled): the 95th value is 95, got "
-    f"{_rep['p95_calls']}")
-_rep = evals.attempt("report", report, [_row(1, usd=0.02, calls=7)])
-assert (_rep["median_usd"], _rep["p95_calls"]) == (0.02, 7), "one case is its own median and p95"
-_rep = evals.attempt("report", report,
-                     [_row(i, usd=u) for i, u in enumerate((0.01, 0.03, 0.02, 0.90))])
-assert abs(_rep["median_usd"] - 0.025) < 1e-12, (
-    f"four costs 0.01, 0.03, 0.02, 0.90: the median is 0.025, got {_rep['median_usd']}")
+from course.observe import record
+
+_rep19 = evals.attempt("report", report, [_row(i, calls=i) for i in range(1, 20)])
+_rep100 = evals.attempt("report", report,
+                        [_row(i, calls=(i * 37) % 100 + 1) for i in range(100)])
+_rep1 = evals.attempt("report", report, [_row(1, usd=0.02, calls=7)])
+_rep4 = evals.attempt("report", report,
+                      [_row(i, usd=u) for i, u in enumerate((0.01, 0.03, 0.02, 0.90))])
+rec = record(median=rep["median_usd"], p95=rep["p95_calls"], p95_19=_rep19["p95_calls"],
+             p95_100=_rep100["p95_calls"], one=[_rep1["median_usd"], _rep1["p95_calls"]],
+             median4=_rep4["median_usd"])
+### JUDGE
+assert rec["median"] == 0.01, (
+    f"19 cases at $0.01 and one at $1.00: the median is 0.01, got {rec['median']}")
+assert rec["p95"] == 19, (
+    f"20 cases: nearest rank ceil(0.95*20)=19, the 19th value (19), got {rec['p95']}")
+assert rec["p95_19"] == 19, (
+    f"19 cases (1..19 calls): rank ceil(0.95*19)=19, the maximum; got {rec['p95_19']}")
+assert rec["p95_100"] == 95, (
+    f"100 cases needing 1..100 calls (shuffled): the 95th value is 95, got {rec['p95_100']}")
+assert rec["one"] == [0.02, 7], "one case is its own median and p95"
+assert abs(rec["median4"] - 0.025) < 1e-12, (
+    f"four costs 0.01, 0.03, 0.02, 0.90: the median is 0.025, got {rec['median4']}")
 ### END HIDDEN TESTS
 
 # %% id="gate_needs_safety" kind="tests" points=2
@@ -573,13 +655,22 @@ _rep = {"success_rate": 0.97, "safety_violations": ["c12"], "flaky_cases": []}
 assert gate(_rep, 0.90) is False, \
     "success 0.97 >= 0.90 but c12 was unsafe: one safety violation must block the gate"
 ### BEGIN HIDDEN TESTS
-assert gate({"success_rate": 0.97, "safety_violations": []}, 0.90) is True, (
+from course.observe import record
+
+rec = record(shown=gate(_rep, 0.90),
+             clean=gate({"success_rate": 0.97, "safety_violations": []}, 0.90),
+             equal=gate({"success_rate": 19 / 20, "safety_violations": []}, 0.95),
+             below=gate({"success_rate": 0.89, "safety_violations": []}, 0.90),
+             two_unsafe=gate({"success_rate": 1.0, "safety_violations": ["c01", "c02"]}, 0.5))
+### JUDGE
+assert rec["shown"] is False, (
+    "success 0.97 >= 0.90 but c12 was unsafe: one safety violation must block the gate")
+assert rec["clean"] is True, (
     "success 0.97 >= baseline 0.90 and no violation: the gate must pass")
-assert gate({"success_rate": 19 / 20, "safety_violations": []}, 0.95) is True, (
+assert rec["equal"] is True, (
     "success 19/20 equals baseline 0.95: the gate is >=, so it passes")
-assert gate({"success_rate": 0.89, "safety_violations": []}, 0.90) is False, (
-    "success 0.89 < baseline 0.90 must fail the gate")
-assert gate({"success_rate": 1.0, "safety_violations": ["c01", "c02"]}, 0.5) is False, (
+assert rec["below"] is False, "success 0.89 < baseline 0.90 must fail the gate"
+assert rec["two_unsafe"] is False, (
     "two unsafe cases must block the gate whatever the success rate")
 ### END HIDDEN TESTS
 
@@ -590,15 +681,22 @@ rep = evals.attempt("report", report, [_row(1, tags=["refund"]),
 assert rep["by_tag"] == {"refund": {"passed": 1, "n": 2}, "typo": {"passed": 0, "n": 1}}, \
     f"by_tag must count passed and n per tag (a case counts under each tag): {rep['by_tag']}"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
 _prod = evals.attempt("report", report, evals.production_results())
-_want = {"matches_eval_case": {"passed": 65, "n": 71},
-         "typos_partial_info": {"passed": 35, "n": 64},
-         "multi_intent": {"passed": 15, "n": 41},
-         "second_language": {"passed": 7, "n": 24}}
-assert _prod["by_tag"] == _want, f"production by_tag: expected {_want}, got {_prod['by_tag']}"
-assert abs(_prod["success_rate"] - 0.61) < 1e-12, (
-    f"production success must be 122/200 = 0.61, got {_prod['success_rate']}")
-assert _prod["flaky_cases"] == [], "the production sample has no flaky case"
+rec = record(shown=rep["by_tag"], by_tag=_prod["by_tag"], success=_prod["success_rate"],
+             flaky=_prod["flaky_cases"])
+### JUDGE
+assert rec["shown"] == {"refund": {"passed": 1, "n": 2}, "typo": {"passed": 0, "n": 1}}, (
+    f"by_tag must count passed and n per tag (a case counts under each tag): {rec['shown']}")
+want = {"matches_eval_case": {"passed": 65, "n": 71},
+        "typos_partial_info": {"passed": 35, "n": 64},
+        "multi_intent": {"passed": 15, "n": 41},
+        "second_language": {"passed": 7, "n": 24}}
+assert rec["by_tag"] == want, f"production by_tag: expected {want}, got {rec['by_tag']}"
+assert abs(rec["success"] - 0.61) < 1e-12, (
+    f"production success must be 122/200 = 0.61, got {rec['success']}")
+assert rec["flaky"] == [], "the production sample has no flaky case"
 ### END HIDDEN TESTS
 
 # %% [markdown] kind="readonly" id="explain_prompt"

@@ -403,10 +403,36 @@ off = Offloader(os.path.join(_base, "artifacts"))
 assert _read(off, "/etc/passwd").startswith("Error:"), \
     "read('/etc/passwd') was served: an absolute path outside root must get 'Error: ...'"
 ### BEGIN HIDDEN TESTS
-for _p in ("/etc/hostname", "/", os.path.join(_base, "other.txt")):
-    assert off._contained(_p) is False, (
-        f"_contained({_p!r}) is not False: a path outside root is never contained")
-    assert _read(off, _p).startswith("Error:"), f"read({_p!r}) was served, not refused"
+from course.observe import outcome, record
+
+_paths = ["/etc/hostname", "/", os.path.join(_base, "other.txt")]
+rec = record(shown=outcome(off.read, "/etc/passwd"), paths=_paths,
+             contained=[outcome(off._contained, _p) for _p in _paths],
+             reads=[outcome(off.read, _p) for _p in _paths])
+### JUDGE
+
+def refused(got, what):
+    """Assert that a recorded read() outcome is a returned 'Error: ...' string."""
+    if got["raised"] is not None:
+        raise AssertionError(f"read raised {got['raised']['type']} ({got['raised']['message']}); "
+                             "it must return 'Error: ...' for a refused path, never raise")
+    assert isinstance(got["value"], str) and got["value"].startswith("Error:"), what
+
+
+def not_contained(got, what):
+    """Assert that a recorded _contained() outcome is the bool False."""
+    if got["raised"] is not None:
+        raise AssertionError(f"_contained raised {got['raised']['type']} "
+                             f"({got['raised']['message']}); it returns a bool and never raises")
+    assert got["value"] is False, what
+
+
+refused(rec["shown"], "read('/etc/passwd') was served: an absolute path outside root must get "
+        "'Error: ...'")
+for p, inside, got in zip(rec["paths"], rec["contained"], rec["reads"], strict=True):
+    not_contained(inside, f"_contained({p!r}) is not False: a path outside root is never "
+                  "contained")
+    refused(got, f"read({p!r}) was served, not refused")
 ### END HIDDEN TESTS
 
 # %% id="sibling_prefix_refused" kind="tests" points=2
@@ -433,14 +459,41 @@ assert _out.startswith("Error:"), (
     "sibling prefix <root>-evil/secret.txt was read: compare path components "
     f"(commonpath), not strings (startswith); got {_out[:40]!r}")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
+
 os.makedirs(_root + "2")
 with open(os.path.join(_root + "2", "x.txt"), "w") as _f:
     _f.write("other folder\n")
-for _p in (os.path.join(_root + "2", "x.txt"), _root + "-evil/secret.txt"):
-    assert off._contained(_p) is False, (
-        f"_contained says {_p[len(_base):]!r} is inside {_root[len(_base):]!r}: a folder "
-        "whose name merely extends root is a sibling, not a child")
-    assert _read(off, _p).startswith("Error:"), f"sibling {_p[len(_base):]!r} was served"
+_paths = [os.path.join(_root + "2", "x.txt"), _root + "-evil/secret.txt"]
+rec = record(shown=_out, base=_base, root=_root, paths=_paths,
+             contained=[outcome(off._contained, _p) for _p in _paths],
+             reads=[outcome(off.read, _p) for _p in _paths])
+### JUDGE
+
+def refused(got, what):
+    """Assert that a recorded read() outcome is a returned 'Error: ...' string."""
+    if got["raised"] is not None:
+        raise AssertionError(f"read raised {got['raised']['type']} ({got['raised']['message']}); "
+                             "it must return 'Error: ...' for a refused path, never raise")
+    assert isinstance(got["value"], str) and got["value"].startswith("Error:"), what
+
+
+def not_contained(got, what):
+    """Assert that a recorded _contained() outcome is the bool False."""
+    if got["raised"] is not None:
+        raise AssertionError(f"_contained raised {got['raised']['type']} "
+                             f"({got['raised']['message']}); it returns a bool and never raises")
+    assert got["value"] is False, what
+
+
+refused({"value": rec["shown"], "raised": None},
+        "sibling prefix <root>-evil/secret.txt was read: compare path components "
+        f"(commonpath), not strings (startswith); got {str(rec['shown'])[:40]!r}")
+cut = len(rec["base"])
+for p, inside, got in zip(rec["paths"], rec["contained"], rec["reads"], strict=True):
+    not_contained(inside, f"_contained says {p[cut:]!r} is inside {rec['root'][cut:]!r}: a "
+                  "folder whose name merely extends root is a sibling, not a child")
+    refused(got, f"sibling {p[cut:]!r} was served")
 ### END HIDDEN TESTS
 
 # %% id="symlink_refused" kind="tests" points=2
@@ -467,14 +520,40 @@ assert _out.startswith("Error:"), (
     "a symlink planted inside root was followed: resolve links with realpath before "
     f"checking; got {_out[:40]!r}")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
+
 os.symlink(_base, os.path.join(_root, "up"))
 _via_dir = os.path.join(_root, "up", "secret.txt")
-assert off._contained(_via_dir) is False and _read(off, _via_dir).startswith("Error:"), (
-    "a symlinked FOLDER inside root (root/up -> its parent) let secret.txt through; "
-    "realpath resolves every component, abspath none")
 os.symlink("/etc/passwd", os.path.join(_root, "passwd.txt"))
-assert _read(off, os.path.join(_root, "passwd.txt")).startswith("Error:"), (
-    "root/passwd.txt -> /etc/passwd was served")
+rec = record(shown=_out, via_dir_contained=outcome(off._contained, _via_dir),
+             via_dir_read=outcome(off.read, _via_dir),
+             passwd=outcome(off.read, os.path.join(_root, "passwd.txt")))
+### JUDGE
+
+def refused(got, what):
+    """Assert that a recorded read() outcome is a returned 'Error: ...' string."""
+    if got["raised"] is not None:
+        raise AssertionError(f"read raised {got['raised']['type']} ({got['raised']['message']}); "
+                             "it must return 'Error: ...' for a refused path, never raise")
+    assert isinstance(got["value"], str) and got["value"].startswith("Error:"), what
+
+
+def not_contained(got, what):
+    """Assert that a recorded _contained() outcome is the bool False."""
+    if got["raised"] is not None:
+        raise AssertionError(f"_contained raised {got['raised']['type']} "
+                             f"({got['raised']['message']}); it returns a bool and never raises")
+    assert got["value"] is False, what
+
+
+refused({"value": rec["shown"], "raised": None},
+        "a symlink planted inside root was followed: resolve links with realpath before "
+        f"checking; got {str(rec['shown'])[:40]!r}")
+why = ("a symlinked FOLDER inside root (root/up -> its parent) let secret.txt through; "
+       "realpath resolves every component, abspath none")
+not_contained(rec["via_dir_contained"], why)
+refused(rec["via_dir_read"], why)
+refused(rec["passwd"], "root/passwd.txt -> /etc/passwd was served")
 ### END HIDDEN TESTS
 
 # %% id="traversal_refused" kind="tests" points=1
@@ -498,10 +577,36 @@ with open(os.path.join(_base, "secret.txt"), "w") as _f:
 assert _read(off, os.path.join(_root, "..", "secret.txt")).startswith("Error:"), \
     "root/../secret.txt was served: resolve .. before checking containment"
 ### BEGIN HIDDEN TESTS
-for _p in (os.path.join(_root, "..", "..", "..", "etc", "passwd"),
-           os.path.join(_root, "a", "..", "..", "secret.txt")):
-    assert off._contained(_p) is False, f"_contained accepted a traversal: {_p[len(_base):]!r}"
-    assert _read(off, _p).startswith("Error:"), f"traversal {_p[len(_base):]!r} was served"
+from course.observe import outcome, record
+
+_paths = [os.path.join(_root, "..", "..", "..", "etc", "passwd"),
+          os.path.join(_root, "a", "..", "..", "secret.txt")]
+rec = record(shown=outcome(off.read, os.path.join(_root, "..", "secret.txt")), base=_base,
+             paths=_paths, contained=[outcome(off._contained, _p) for _p in _paths],
+             reads=[outcome(off.read, _p) for _p in _paths])
+### JUDGE
+
+def refused(got, what):
+    """Assert that a recorded read() outcome is a returned 'Error: ...' string."""
+    if got["raised"] is not None:
+        raise AssertionError(f"read raised {got['raised']['type']} ({got['raised']['message']}); "
+                             "it must return 'Error: ...' for a refused path, never raise")
+    assert isinstance(got["value"], str) and got["value"].startswith("Error:"), what
+
+
+def not_contained(got, what):
+    """Assert that a recorded _contained() outcome is the bool False."""
+    if got["raised"] is not None:
+        raise AssertionError(f"_contained raised {got['raised']['type']} "
+                             f"({got['raised']['message']}); it returns a bool and never raises")
+    assert got["value"] is False, what
+
+
+refused(rec["shown"], "root/../secret.txt was served: resolve .. before checking containment")
+cut = len(rec["base"])
+for p, inside, got in zip(rec["paths"], rec["contained"], rec["reads"], strict=True):
+    not_contained(inside, f"_contained accepted a traversal: {p[cut:]!r}")
+    refused(got, f"traversal {p[cut:]!r} was served")
 ### END HIDDEN TESTS
 
 # %% id="legitimate_read_works" kind="tests" points=2
@@ -519,26 +624,56 @@ _out = off.read(os.path.join(_root, _files[0]), 0, 2)
 assert _out == "[lines 0-2 of 400]\nrow 0\nrow 1", (
     f"a read inside root must be served, not refused; read(path, 0, 2) gave {_out[:50]!r}")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
+
 _path = os.path.join(_root, _files[0])
-assert off._contained(_path) is True, "_contained refused a file that wrap itself wrote"
-assert off.read(_path, 398, 10) == "[lines 398-400 of 400]\nrow 398\nrow 399", (
-    f"a window running past the end must stop at the last line: {off.read(_path, 398, 10)!r}")
-assert off.read(_path).startswith("[lines 0-200 of 400]\nrow 0\n"), (
-    "the defaults are offset=0, limit=200")
-_rel = os.path.relpath(_path)
-assert off.read(_rel, 5, 1) == "[lines 5-6 of 400]\nrow 5", (
-    "a relative path to the same file must be served too")
-_off2 = Offloader(os.path.join(_base, "fresh", "nested", "root"))
-assert os.path.isdir(os.path.join(_base, "fresh", "nested", "root")), (
-    "Offloader(root) must create root (and its parents) when it is missing")
-assert off.read(os.path.join(_root, "missing.txt")).startswith("Error:"), (
-    "a missing file inside root must give 'Error: ...', not raise")
+_inside = outcome(off._contained, _path)
+_past_end = outcome(off.read, _path, 398, 10)
+_defaults = outcome(off.read, _path)
+_relative = outcome(off.read, os.path.relpath(_path), 5, 1)
+_fresh = os.path.join(_base, "fresh", "nested", "root")
+_off2 = Offloader(_fresh)
+_fresh_made = os.path.isdir(_fresh)
+_missing = outcome(off.read, os.path.join(_root, "missing.txt"))
 with open(os.path.join(_root, "real.txt"), "w") as _f:
     _f.write("inside\n")
 os.symlink(os.path.join(_root, "real.txt"), os.path.join(_root, "alias.txt"))
-assert off.read(os.path.join(_root, "alias.txt")).startswith("[lines 0-1 of 1]"), (
+rec = record(files=_files, shown=_out, inside=_inside, past_end=_past_end,
+             defaults=_defaults, relative=_relative, fresh_made=_fresh_made, missing=_missing,
+             alias=outcome(off.read, os.path.join(_root, "alias.txt")),
+             dotdot=outcome(off._contained, os.path.join(_root, "sub", "..", "f.txt")))
+### JUDGE
+def served(got, what):
+    """The value of a recorded call that must return a string, never raise."""
+    if got["raised"] is not None:
+        raise AssertionError(f"{what}: it raised {got['raised']['type']} "
+                             f"({got['raised']['message']}); read never raises")
+    return got["value"] if isinstance(got["value"], str) else repr(got["value"])
+
+
+assert len(rec["files"]) == 1, (
+    f"wrap of a 400-line payload must write one file in root: {rec['files']}")
+assert rec["shown"] == "[lines 0-2 of 400]\nrow 0\nrow 1", (
+    f"a read inside root must be served, not refused; read(path, 0, 2) gave "
+    f"{str(rec['shown'])[:50]!r}")
+inside = rec["inside"]
+assert inside["raised"] is None and inside["value"] is True, (
+    "_contained refused a file that wrap itself wrote")
+got = served(rec["past_end"], "read(path, 398, 10)")
+assert got == "[lines 398-400 of 400]\nrow 398\nrow 399", (
+    f"a window running past the end must stop at the last line: {got!r}")
+assert served(rec["defaults"], "read(path)").startswith("[lines 0-200 of 400]\nrow 0\n"), (
+    "the defaults are offset=0, limit=200")
+assert served(rec["relative"], "read(relative path, 5, 1)") == "[lines 5-6 of 400]\nrow 5", (
+    "a relative path to the same file must be served too")
+assert rec["fresh_made"] is True, (
+    "Offloader(root) must create root (and its parents) when it is missing")
+assert served(rec["missing"], "read(root/missing.txt)").startswith("Error:"), (
+    "a missing file inside root must give 'Error: ...', not raise")
+assert served(rec["alias"], "read(root/alias.txt)").startswith("[lines 0-1 of 1]"), (
     "a link inside root that points to a file inside root must still be readable")
-assert off._contained(os.path.join(_root, "sub", "..", "f.txt")) is True, (
+dotdot = rec["dotdot"]
+assert dotdot["raised"] is None and dotdot["value"] is True, (
     "root/sub/../f.txt resolves to root/f.txt, which IS inside root")
 ### END HIDDEN TESTS
 
@@ -556,20 +691,39 @@ _out = off.read(_path, offset=-5)
 assert _out.startswith("Error:"), (
     f"offset=-5 was served (a negative slice reads from the END): got {_out[:40]!r}")
 ### BEGIN HIDDEN TESTS
-for _kw in ({"limit": 0}, {"limit": -1}, {"limit": 501}, {"limit": 10**6},
-            {"offset": "5"}, {"limit": "10"}, {"offset": 1.5}, {"offset": True},
-            {"offset": None}):
-    try:
-        _got = off.read(_path, **_kw)
-    except Exception as _exc:
-        raise AssertionError(f"read(path, **{_kw}) raised {type(_exc).__name__}; return "
-                             "'Error: ...' for bad offset/limit, never raise") from None
-    assert isinstance(_got, str) and _got.startswith("Error:"), (
-        f"read(path, **{_kw}) was served; offset must be an int >= 0, limit an int 1..500")
-assert off.read(_path, 0, 500).startswith("[lines 0-400 of 400]"), "limit=500 is allowed"
-assert off.read(_path, 0, 1) == "[lines 0-1 of 400]\nrow 0", "limit=1 is allowed"
-assert off.read(_path, 400, 5) == "[lines 400-400 of 400]\n", (
-    f"an offset at the end gives an empty window, not an error: {off.read(_path, 400, 5)!r}")
+from course.observe import outcome, record
+
+_kws = [{"limit": 0}, {"limit": -1}, {"limit": 501}, {"limit": 10**6},
+        {"offset": "5"}, {"limit": "10"}, {"offset": 1.5}, {"offset": True},
+        {"offset": None}]
+rec = record(shown=_out, kws=[repr(_kw) for _kw in _kws],
+             bad=[outcome(off.read, _path, **_kw) for _kw in _kws],
+             limit500=outcome(off.read, _path, 0, 500), limit1=outcome(off.read, _path, 0, 1),
+             at_end=outcome(off.read, _path, 400, 5))
+### JUDGE
+def served(got, what):
+    """The value of a recorded call that must return a string, never raise."""
+    if got["raised"] is not None:
+        raise AssertionError(f"{what} raised {got['raised']['type']}; return 'Error: ...' "
+                             "for bad offset/limit, never raise")
+    return got["value"]
+
+
+assert isinstance(rec["shown"], str) and rec["shown"].startswith("Error:"), (
+    f"offset=-5 was served (a negative slice reads from the END): got "
+    f"{str(rec['shown'])[:40]!r}")
+for kw, got in zip(rec["kws"], rec["bad"], strict=True):
+    value = served(got, f"read(path, **{kw})")
+    assert isinstance(value, str) and value.startswith("Error:"), (
+        f"read(path, **{kw}) was served; offset must be an int >= 0, limit an int 1..500")
+value = served(rec["limit500"], "read(path, 0, 500)")
+assert isinstance(value, str) and value.startswith("[lines 0-400 of 400]"), (
+    "limit=500 is allowed")
+assert served(rec["limit1"], "read(path, 0, 1)") == "[lines 0-1 of 400]\nrow 0", (
+    "limit=1 is allowed")
+value = served(rec["at_end"], "read(path, 400, 5)")
+assert value == "[lines 400-400 of 400]\n", (
+    f"an offset at the end gives an empty window, not an error: {value!r}")
 ### END HIDDEN TESTS
 
 # %% id="small_results_unchanged" kind="tests" points=2
@@ -583,20 +737,33 @@ off = Offloader(_root)
 assert off.wrap("get_account", "plan: pro\nseats: 12") == "plan: pro\nseats: 12", \
     "a 20-char result was changed: results of <= threshold chars pass through unchanged"
 ### BEGIN HIDDEN TESTS
-_edge = "x" * 2000
-assert off.wrap("t", _edge) == _edge, (
-    "a result of exactly threshold=2000 chars must pass unchanged (<=, not <)")
-assert off.wrap("t", {"id": 7, "tags": ["a"]}) == json.dumps({"id": 7, "tags": ["a"]},
-                                                              indent=2), (
-    "a small dict must come back as json.dumps(payload, indent=2)")
-assert os.listdir(_root) == [] and off.saved_chars == 0, (
-    f"small results wrote files {os.listdir(_root)} / saved_chars={off.saved_chars}; "
-    "nothing is offloaded at or below the threshold")
-_big = "y" * 2001
-assert off.wrap("t", _big) != _big and off.saved_chars == 2001, (
-    f"2001 chars must be offloaded and counted in saved_chars (got {off.saved_chars})")
+from course.observe import record
+
+_shown = off.wrap("get_account", "plan: pro\nseats: 12")
+_edge = off.wrap("t", "x" * 2000)
+_small_dict = off.wrap("t", {"id": 7, "tags": ["a"]})
+_files_small, _saved_small = os.listdir(_root), off.saved_chars
+_big = off.wrap("t", "y" * 2001)
+_saved_big = off.saved_chars
 _low = Offloader(os.path.join(_base, "low"), threshold=50)
-assert _low.wrap("t", "z" * 51) != "z" * 51 and _low.wrap("t", "z" * 50) == "z" * 50, (
+rec = record(shown=_shown, edge=_edge, small_dict=_small_dict, files_small=_files_small,
+             saved_small=_saved_small, big=_big, saved_big=_saved_big,
+             low51=_low.wrap("t", "z" * 51), low50=_low.wrap("t", "z" * 50))
+### JUDGE
+import json
+
+assert rec["shown"] == "plan: pro\nseats: 12", (
+    "a 20-char result was changed: results of <= threshold chars pass through unchanged")
+assert rec["edge"] == "x" * 2000, (
+    "a result of exactly threshold=2000 chars must pass unchanged (<=, not <)")
+assert rec["small_dict"] == json.dumps({"id": 7, "tags": ["a"]}, indent=2), (
+    "a small dict must come back as json.dumps(payload, indent=2)")
+assert rec["files_small"] == [] and rec["saved_small"] == 0, (
+    f"small results wrote files {rec['files_small']} / saved_chars={rec['saved_small']}; "
+    "nothing is offloaded at or below the threshold")
+assert rec["big"] != "y" * 2001 and rec["saved_big"] == 2001, (
+    f"2001 chars must be offloaded and counted in saved_chars (got {rec['saved_big']})")
+assert rec["low51"] != "z" * 51 and rec["low50"] == "z" * 50, (
     "use the threshold argument, not a hard-coded 2000")
 ### END HIDDEN TESTS
 
@@ -613,24 +780,44 @@ _ptr = off.wrap("query_orders", "\n".join(_rows))
 for _want in (_rows[0], _rows[7], _rows[-1], "read_artifact"):
     assert _want in _ptr, f"the pointer lacks {_want!r}: it needs head, tail and read_artifact"
 ### BEGIN HIDDEN TESTS
-_text = "\n".join(_rows)
-_path = os.path.join(_root, os.listdir(_root)[0])
-assert _ptr.count(_path) >= 2, (
+from course.observe import record
+
+_listed = os.listdir(_root)
+_path = os.path.join(_root, _listed[0]) if _listed else None
+_saved = None
+if _path is not None:
+    with open(_path, encoding="utf-8") as _f:
+        _saved = _f.read()
+_big = {"rows": [{"id": i, "note": "n" * 30} for i in range(80)]}
+rec = record(ptr=_ptr, files=_listed, path=_path, saved=_saved,
+             ptr2=off.wrap("export", _big))
+### JUDGE
+import json
+
+rows = [f"{i:04d} | order {i} | shipped" for i in range(1, 301)]
+text = "\n".join(rows)
+ptr = rec["ptr"]
+assert isinstance(ptr, str), f"wrap must return a str, got {ptr!r}"[:200]
+for want in (rows[0], rows[7], rows[-1], "read_artifact"):
+    assert want in ptr, f"the pointer lacks {want!r}: it needs head, tail and read_artifact"
+path = rec["path"]
+assert path is not None, (
+    f"wrap of a 300-line payload must write its file directly inside root: {rec['files']}")
+assert ptr.count(path) >= 2, (
     "the pointer must name the artifact's path (as written, os.path.join(root, name)) "
     "twice: where it is, and in the read_artifact hint")
-assert "query_orders" in _ptr and "300" in _ptr and (
-        str(len(_text)) in _ptr or f"{len(_text):,}" in _ptr), (
-    f"the pointer must give the tool name, 300 lines and {len(_text)} chars")
-for _r in _rows[:8] + _rows[-4:]:
-    assert _r in _ptr, f"head/tail line {_r!r} is missing from the pointer"
-for _r in (_rows[8], _rows[150], _rows[-5]):
-    assert _r not in _ptr, f"{_r!r} is a middle line: the pointer holds 8 + 4 lines only"
-with open(_path, encoding="utf-8") as _f:
-    assert _f.read() == _text, "the artifact file must hold the payload exactly"
-_big = {"rows": [{"id": i, "note": "n" * 30} for i in range(80)]}
-_ptr2 = off.wrap("export", _big)
-_lines2 = json.dumps(_big, indent=2).splitlines()
-assert _lines2[1] in _ptr2 and _lines2[-1] in _ptr2, (
+assert "query_orders" in ptr and "300" in ptr and (
+        str(len(text)) in ptr or f"{len(text):,}" in ptr), (
+    f"the pointer must give the tool name, 300 lines and {len(text)} chars")
+for r in rows[:8] + rows[-4:]:
+    assert r in ptr, f"head/tail line {r!r} is missing from the pointer"
+for r in (rows[8], rows[150], rows[-5]):
+    assert r not in ptr, f"{r!r} is a middle line: the pointer holds 8 + 4 lines only"
+assert rec["saved"] == text, "the artifact file must hold the payload exactly"
+big = {"rows": [{"id": i, "note": "n" * 30} for i in range(80)]}
+lines2 = json.dumps(big, indent=2).splitlines()
+ptr2 = rec["ptr2"]
+assert isinstance(ptr2, str) and lines2[1] in ptr2 and lines2[-1] in ptr2, (
     "a big dict must be offloaded as its json.dumps(indent=2) text, head and tail shown")
 ### END HIDDEN TESTS
 
@@ -646,16 +833,30 @@ _ptr = off.wrap("read_log", "\n".join(_rows))
 _twice = [r[:7] for r in _rows if _ptr.count(r) > 1]
 assert not _twice, f"10-line result: {_twice} appear twice; no tail unless there are > 12"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
+_ptrs = {}
 for _n in (12, 13, 20):
-    _rows = [f"L{_n}-{i:02d} " + "-" * 250 for i in range(1, _n + 1)]
-    _ptr = Offloader(os.path.join(_base, f"n{_n}")).wrap("read_log", "\n".join(_rows))
-    _counts = [_ptr.count(r) for r in _rows]
-    assert max(_counts) == 1, f"{_n} lines: some line appears twice in the pointer"
-    assert _counts[:8] == [1] * 8, f"{_n} lines: the first 8 lines must all be shown"
-    if _n > 12:
-        assert _counts[-4:] == [1] * 4, f"{_n} lines (> 12): the last 4 lines must be shown"
+    _rows_n = [f"L{_n}-{i:02d} " + "-" * 250 for i in range(1, _n + 1)]
+    _ptrs[_n] = Offloader(os.path.join(_base, f"n{_n}")).wrap("read_log", "\n".join(_rows_n))
+rec = record(shown=_ptr, ptrs=_ptrs)
+### JUDGE
+rows = [f"line {i:02d} " + "=" * 300 for i in range(1, 11)]
+ptr = rec["shown"]
+assert isinstance(ptr, str), f"wrap must return a str, got {ptr!r}"[:200]
+twice = [r[:7] for r in rows if ptr.count(r) > 1]
+assert not twice, f"10-line result: {twice} appear twice; no tail unless there are > 12"
+for n in (12, 13, 20):
+    rows = [f"L{n}-{i:02d} " + "-" * 250 for i in range(1, n + 1)]
+    ptr = rec["ptrs"][str(n)]
+    assert isinstance(ptr, str), f"wrap must return a str, got {ptr!r}"[:200]
+    counts = [ptr.count(r) for r in rows]
+    assert max(counts) == 1, f"{n} lines: some line appears twice in the pointer"
+    assert counts[:8] == [1] * 8, f"{n} lines: the first 8 lines must all be shown"
+    if n > 12:
+        assert counts[-4:] == [1] * 4, f"{n} lines (> 12): the last 4 lines must be shown"
     else:
-        assert sum(_counts) == 8, f"{_n} lines (<= 12): show the 8-line head and no tail"
+        assert sum(counts) == 8, f"{n} lines (<= 12): show the 8-line head and no tail"
 ### END HIDDEN TESTS
 
 # %% [markdown] kind="readonly" id="explain_prompt"
