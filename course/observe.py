@@ -71,15 +71,29 @@ def record(**values: Any) -> dict[str, Any]:
 
 def outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
     """Call ``fn`` and keep what happened: ``{"value": ..., "raised": None}`` or
-    ``{"value": None, "raised": {"type": ..., "message": ...}}``. ``NotImplementedError``
+    ``{"value": None, "raised": {"type": ..., "class": ..., "message": ...}}``, where ``type``
+    is the nearest class Python or the course defines and ``class`` the one raised.
+    ``NotImplementedError``
     (the untouched stub) is let through, like everything that is not an ``Exception``."""
     try:
         value = fn(*args, **kwargs)
     except NotImplementedError:
         raise
     except Exception as exc:  # noqa: BLE001 - what it raised is the observation
-        return {"value": None, "raised": {"type": type(exc).__name__, "message": str(exc)}}
+        return {"value": None, "raised": {"type": _known_type(exc), "class": type(exc).__name__,
+                                          "message": str(exc)}}
     return {"value": _plain(value), "raised": None}
+
+
+def _known_type(exc: BaseException) -> str:
+    """The name of the nearest class of ``exc`` that the course or Python defines: a
+    student's ``class Full(KeyError)`` is recorded as ``KeyError``, as ``except KeyError``
+    would have caught it."""
+    for cls in type(exc).__mro__:
+        module = getattr(cls, "__module__", "")
+        if module == "builtins" or module.split(".")[0] in ("course", "anthropic"):
+            return cls.__name__
+    return type(exc).__name__
 
 
 def emit(rec: Mapping[str, Any], nonce: str) -> None:

@@ -106,6 +106,15 @@ def test_outcome_keeps_what_was_raised_and_lets_the_stub_through():
     assert observe.outcome(lambda: (1, 2)) == {"value": [1, 2], "raised": None}
     assert observe.outcome(lambda: 1 / 0)["raised"]["type"] == "ZeroDivisionError"
 
+    class Full(KeyError):
+        pass
+
+    def full():
+        raise Full("k")
+
+    assert observe.outcome(full)["raised"] | {"message": ""} == {
+        "type": "KeyError", "class": "Full", "message": ""}
+
     def stub():
         raise NotImplementedError()
 
