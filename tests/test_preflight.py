@@ -1,0 +1,63 @@
+"""The pre-flight: a broken grading environment stops `course grade` before the first student,
+with the reason, and writes nothing; a working one sets each submission's budget."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+from course.grading import build, grade, preflight, runner, sandbox
+from course.grading.mutation import submission
+
+from . import ROOT
+
+pytestmark = pytest.mark.slow
+
+LAB = "lab01_tool_loop"
+NB = f"{LAB}.ipynb"
+
+
+def _course(tmp_path):
+    course = runner.scratch_course(ROOT, [LAB], base=tmp_path)
+    build.generate(course, LAB)
+    release = runner.read_notebook(course / "release" / LAB / NB)
+    good = submission(release, runner.read_notebook(course / "source" / LAB / NB))
+    for student in ("ann", "ben"):
+        target = course / "submitted" / student / LAB / NB
+        target.parent.mkdir(parents=True)
+        nbformat.write(good, target)
+    return course
+
+
+def test_a_kernel_that_cannot_import_course_stops_grading_and_writes_nothing(
+        tmp_path, monkeypatch):
+    """The environment's editable install points at a checkout the sandbox does not mount
+    (as when a virtual environment was made for another clone): every student would get 0."""
+    course = _course(tmp_path)
+    real = sandbox.default_sandbox()
+    package = str(sandbox.Path(sandbox.course.__file__).resolve().parent)
+    if any(package.startswith(r + "/") or package == r for r in real.readonly
+           if r != package):
+        pytest.skip("the support package is inside the environment here, not an editable "
+                    "install; nothing to unmount")
+    broken = sandbox.Sandbox(tuple(r for r in real.readonly if r != package))
+    monkeypatch.setattr(sandbox, "default_sandbox", lambda: broken)
+    before = sorted(p.relative_to(course) for p in course.rglob("*"))
+    with pytest.raises(runner.PipelineError) as err:
+        grade.grade_class(course, [LAB], jobs=1, progress=False)
+    message = str(err.value)
+    assert message.startswith(f"pre-flight: the solution of {LAB}/{LAB}"), message
+    assert "cannot import the support package" in message and "nothing was graded" in message
+    assert sorted(p.relative_to(course) for p in course.rglob("*")) == before
+    assert not (course / "autograded" / "ann").exists()
+
+
+def test_a_working_environment_grades_and_budgets_from_the_solution(tmp_path):
+    course = _course(tmp_path)
+    flight = preflight.preflight(course, [LAB], jobs=1, sandboxed=True)
+    took = flight.seconds[LAB]
+    assert 0 < took < 120
+    assert flight.budget(LAB, 3.0, 600) == max(preflight.BUDGET_FLOOR, 3 * took)
+    assert flight.budget(LAB, 3.0, 5) == 5  # the --timeout ceiling wins
+    result = grade.grade_class(course, [LAB], jobs=2, progress=False)
+    assert [r.auto_score for r in result.rows] == [14, 14]
