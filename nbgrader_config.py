@@ -78,3 +78,7 @@ c.GenerateFeedback.preprocessors = [GetGrades, RedactTests, ClearHiddenTests,
 # local sockets (IPC), kept out of the course folder: no TCP port and no transport warning.
 c.KernelManager.transport = "ipc"
 c.KernelManager.ip = os.path.join(tempfile.gettempdir(), f"nbgrader-kernel-{os.getpid()}")
+
+# `nbgrader collect` takes regular files only: anyone can write to the exchange's inbound
+# folder, and nbgrader's own copy follows a planted link as whoever collects.
+c.ExchangeFactory.collect = "course.grading.exchange.SafeCollect"

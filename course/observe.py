@@ -79,7 +79,7 @@ def outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, Any]
         value = fn(*args, **kwargs)
     except NotImplementedError:
         raise
-    except Exception as exc:  # noqa: BLE001 - what it raised is the observation
+    except Exception as exc:  # noqa: BLE001 - the exception itself is what is recorded
         return {"value": None, "raised": {"type": _known_type(exc), "class": type(exc).__name__,
                                           "message": str(exc)}}
     return {"value": _plain(value), "raised": None}

@@ -105,6 +105,12 @@ def flow(tmp_path_factory) -> Flow:
     bob_first.write_bytes(answer("bob").read_bytes())
     answer("bob", bug)  # Bob changes his answer and submits again
 
+    # A planted link in Alice's latest submission in the exchange, to a file of the
+    # instructor's, and a link cycle: collect must take neither.
+    inbound = exchange / COURSE_ID / "inbound"
+    latest = sorted(p for p in inbound.iterdir() if p.name.startswith("alice+"))[-1]
+    (latest / "stolen.ipynb").symlink_to(course / "source" / LAB / f"{LAB}.ipynb")
+    (latest / "loop").symlink_to(".")
     run_nbgrader(course, teacher, "collect", LAB, "--ExchangeCollect.check_owner=False")
     _course("--course-dir", str(course), "grade", LAB, "-j", "2")
     _course("--course-dir", str(course), "feedback", LAB)
@@ -135,6 +141,14 @@ def test_collect_takes_each_students_latest_submission(flow):
     assert (collected / "timestamp.txt").read_text(encoding="utf-8").strip() == latest
     kept = nbformat.read(collected / f"{LAB}.ipynb", as_version=4)
     assert kept != nbformat.read(flow.bob_first, as_version=4), "collect kept Bob's first answer"
+
+
+@pytest.mark.slow
+def test_collect_follows_no_link_planted_in_the_exchange(flow):
+    taken = flow.course / "submitted" / "alice" / LAB
+    assert (taken / f"{LAB}.ipynb").is_file()
+    assert not (taken / "stolen.ipynb").exists() and not (taken / "loop").exists()
+    assert not [p for p in taken.rglob("*") if p.is_symlink()]
 
 
 @pytest.mark.slow

@@ -26,6 +26,7 @@ from nbformat import NotebookNode
 from course.observe import RECORD_MIME
 
 from . import judge, probe
+from .files import refusal
 from .markers import TestParts, test_parts
 from .runner import KERNEL_ARGS
 from .sanitize import nbgrader_meta as _meta
@@ -34,9 +35,9 @@ from .sanitize import sanitize
 #: Per-cell limit, as in ``nbgrader_config.py`` (``c.Execute.timeout``).
 CELL_TIMEOUT = 30
 STARTUP_TIMEOUT = 60
-#: Everything one notebook's kernel may print, in characters of JSON: past it, outputs
-#: are dropped (records included, so a cell that floods its output loses its record).
-MAX_NOTEBOOK_OUTPUT = 20_000_000
+#: Everything one notebook's kernel may show, in characters of JSON: past it, outputs are
+#: dropped (records are not outputs: they still reach the grader).
+MAX_NOTEBOOK_OUTPUT = 5_000_000
 
 
 @dataclass
@@ -231,6 +232,16 @@ class GradingClient(NotebookClient):
     def output(self, outs: list[NotebookNode], msg: dict[str, Any], display_id: str | None,
                cell_index: int) -> NotebookNode | None:
         content = msg.get("content") or {}
+        data = content.get("data") or {}
+        if msg.get("msg_type") == "display_data" and RECORD_MIME in data:
+            # A record is the grader's to read, never a shown output, and the output cap
+            # does not drop it; only two are kept per cell (a second one fails the cell).
+            if self._testing and len(self._records) < 2:
+                record = data[RECORD_MIME]
+                big = len(json.dumps(record, default=str)) > judge.MAX_RECORD_CHARS + 200
+                self._records.append({"nonce": record.get("nonce"), "oversized": True}
+                                     if big and isinstance(record, dict) else record)
+            return None
         self._output_chars += len(json.dumps(content, default=str))
         if self._output_chars > MAX_NOTEBOOK_OUTPUT:
             if not self._capped:
@@ -240,11 +251,6 @@ class GradingClient(NotebookClient):
                     text=f"[outputs past {MAX_NOTEBOOK_OUTPUT:,} characters dropped by the "
                          "grader]\n"))
             return None
-        data = content.get("data") or {}
-        if msg.get("msg_type") == "display_data" and RECORD_MIME in data:
-            if self._testing:
-                self._records.append(data[RECORD_MIME])
-            return None  # a record is the grader's to read, never a shown output
         if display_id:
             return None  # an output that could be rewritten later is not kept
         return super().output(outs, msg, display_id, cell_index)
@@ -379,7 +385,8 @@ class GradingClient(NotebookClient):
         if not parts.judge:
             return CellVerdict(gid, True)
         record = mine[0].get("record")
-        if len(json.dumps(record, default=str)) > judge.MAX_RECORD_CHARS:
+        size = len(json.dumps(record, default=str))
+        if mine[0].get("oversized") or size > judge.MAX_RECORD_CHARS:
             return fail("GradingError", f"the cell's record is over "
                         f"{judge.MAX_RECORD_CHARS:,} characters")
         try:
@@ -407,11 +414,19 @@ async def _run(job: Job, nb: NotebookNode) -> GradingClient:
         km = make_kernel_manager(scratch, Sandbox(job.readonly) if job.sandboxed else None,
                                  nb.metadata.get("kernelspec", {}).get("name", "python3"))
         client = GradingClient(nb, job, km)
+        started = time.monotonic()
+        over = (f"timed out after {job.total_timeout:.0f} s, the submission's time budget, "
+                "in {}")
         try:
             await asyncio.wait_for(client.grade(), timeout=job.total_timeout)
         except TimeoutError:
-            raise GradeFailure(f"timed out after {job.total_timeout:g} s in "
-                               f"{client._current}") from None
+            raise GradeFailure(over.format(client._current)) from None
+        except GradeFailure:
+            # Cancelling a running cell makes nbclient report a dead kernel; past the
+            # budget, the budget is the reason.
+            if time.monotonic() - started >= job.total_timeout:
+                raise GradeFailure(over.format(client._current)) from None
+            raise
         finally:
             atexit.unregister(client._cleanup_kernel)
         return client
@@ -446,6 +461,8 @@ def grade_job(job: Job) -> Outcome:
     start = time.monotonic()
     out = Outcome(job.student, job.assignment, job.notebook, ok=False)
     try:
+        if why := refusal(job.files, f"{job.notebook}.ipynb"):
+            raise GradeFailure(why)  # too large, or the notebook is a link: said as such
         if job.sandboxed:
             _check_sandbox_here(job.readonly)
         name = f"{job.notebook}.ipynb"

@@ -23,6 +23,7 @@ import nbformat
 from . import pool
 from .build import refresh_gradebook
 from .engine import CELL_TIMEOUT, Job, Outcome, is_test
+from .files import copy_submission, read_submission, skipped_note
 from .runner import (
     CONFIG_FILE,
     DEFAULT_JOBS,
@@ -88,14 +89,9 @@ def cell_timeout(course_dir: Path) -> float:
 
 
 def _files(folder: Path) -> dict[str, bytes]:
-    files, total = {}, 0
-    for p in sorted(folder.rglob("*")):
-        if p.is_file() and not p.is_symlink():
-            total += p.stat().st_size
-            if total > MAX_SUBMISSION_BYTES:
-                break
-            files[str(p.relative_to(folder))] = p.read_bytes()
-    return files
+    """The submission's regular files (never a link, pipe or device: :mod:`.files`); an
+    oversized submission holds no files and says why (its ``problem``)."""
+    return read_submission(folder, MAX_SUBMISSION_BYTES)
 
 
 def jobs_for(course_dir: Path, pairs: Sequence[tuple[str, str]], *, sandboxed: bool = True,
@@ -227,8 +223,12 @@ def merge(course_dir: Path, student: str, assignment: str, outs: Sequence[Outcom
         shutil.rmtree(course_dir / "feedback" / student / assignment, ignore_errors=True)
         return
     shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(course_dir / "submitted" / student / assignment, target, symlinks=False,
-                    ignore=shutil.ignore_patterns("*.ipynb"))
+    # Regular files only: a link in the submission is never followed (this runs as root).
+    skipped = copy_submission(course_dir / "submitted" / student / assignment, target,
+                              skip_suffix=".ipynb")
+    note = skipped_note(skipped)
+    if note:
+        outs[0].error = "; ".join(filter(None, (outs[0].error, note)))
     for o in outs:
         (target / f"{o.notebook}.ipynb").write_text(o.executed, encoding="utf-8")
     if review:

@@ -10,7 +10,14 @@ A kernel that runs student code sees:
 * an empty network namespace (not even a route to loopback of the host), with
   :mod:`course.netguard` still installed as a second layer that explains itself;
 * a pid namespace: when the kernel exits, every process it started dies with it;
-* an unprivileged user (``nobody``) and limits on memory, processes and file size.
+* an unprivileged user (``nobody``) and limits on memory and file size;
+* caps a hostile submission cannot lift: a private ``/tmp`` of at most :data:`TMP_BYTES`;
+  a scratch folder that is a tmpfs of its own, mounted here by the grader (as root), of at
+  most :data:`WORK_BYTES` (nothing it writes reaches the host's disk, and the mount is gone
+  when the kernel is); and a cgroup ``pids`` controller of its own holding at most
+  :data:`MAX_PROCESSES` tasks. The process cap is per sandbox, not per uid: every sandbox
+  runs as ``nobody``, and a per-uid limit lets one submission that holds every slot stop
+  the next student's kernel from starting.
 
 The grader and the kernel talk over ZeroMQ ``ipc`` sockets in the scratch folder, which
 is mounted at the same path inside and outside the sandbox.
@@ -18,11 +25,17 @@ is mounted at the same path inside and outside the sandbox.
 
 from __future__ import annotations
 
+import atexit
+import ctypes
+import errno
 import os
+import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,11 +46,22 @@ import course
 from .runner import PipelineError
 
 NOBODY = 65534
-#: Limits for the kernel process tree: address space, processes of the sandbox user,
-#: the largest file it may write.
+#: Limits for the kernel process tree: address space of each process, tasks (processes and
+#: threads) of the whole sandbox (its cgroup), the largest file it may write.
 MEMORY_BYTES = 4 * 1024**3
 MAX_PROCESSES = 512
 MAX_FILE_BYTES = 64 * 1024**2
+#: The size of the sandbox's private /tmp (a tmpfs: host memory).
+TMP_BYTES = 256 * 1024**2
+#: The quota of the scratch folder (the submission's copy, the kernel's HOME and sockets):
+#: a tmpfs of this size and at most WORK_INODES files.
+WORK_BYTES = 256 * 1024**2
+WORK_INODES = 65536
+#: Scratch folders are named after the worker that made them, so a worker that died
+#: without unmounting its own can be told apart from one still grading.
+_SCRATCH_PREFIX = "course-grade-"
+_STALE = re.compile(rf"^{_SCRATCH_PREFIX}(\d+)-")
+_CGROUP_NAME = "course-grade"
 
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group",
@@ -57,16 +81,28 @@ class Sandbox:
     memory: int = MEMORY_BYTES
     processes: int = MAX_PROCESSES
     file_size: int = MAX_FILE_BYTES
+    tmp_size: int = TMP_BYTES
 
-    def command(self, scratch: Path, argv: list[str]) -> list[str]:
-        """``argv`` run inside the sandbox with ``scratch`` as its only writable folder."""
+    def command(self, scratch: Path, argv: list[str], pids: Path | None = None) -> list[str]:
+        """``argv`` run inside the sandbox with ``scratch`` as its only writable folder;
+        with ``pids`` (a cgroup from :func:`new_pids_group`) the whole sandbox runs in it."""
         bwrap = shutil.which("bwrap")
         if bwrap is None:
             raise SandboxUnavailable("bubblewrap (bwrap) is not installed; install it with "
                                      "`apt-get install bubblewrap` or pass --no-sandbox")
-        cmd = [bwrap, "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-ipc",
-               "--unshare-uts", "--unshare-cgroup-try", "--hostname", "grader",
-               "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
+        # The shell joins the cgroup, then becomes bubblewrap: every task of the sandbox
+        # is born in it, and nothing inside can leave it (no /sys, no privilege).
+        join = (["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(pids / "cgroup.procs")]
+                if pids is not None else [])
+        # The per-uid process limit counts every sandbox (all run as nobody), so it is set
+        # as high as it may go (the hard limit; raising that needs CAP_SYS_RESOURCE) and the
+        # cgroup caps this sandbox alone.
+        hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+        nproc = "unlimited" if hard == resource.RLIM_INFINITY else str(hard)
+        cmd = [*join, bwrap, "--die-with-parent", "--unshare-pid", "--unshare-net",
+               "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname",
+               "grader", "--proc", "/proc", "--dev", "/dev",
+               "--perms", "1777", "--size", str(self.tmp_size), "--tmpfs", "/tmp"]
         # bubblewrap makes missing mount points private to root; the kernel runs as nobody.
         made: set[str] = set()
         for target in (*self.readonly, str(scratch)):
@@ -101,7 +137,7 @@ class Sandbox:
                 "--unsetenv", "JPY_PARENT_PID",
                 "--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
                 "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
-                "prlimit", f"--as={self.memory}", f"--nproc={self.processes}",
+                "prlimit", f"--as={self.memory}", f"--nproc={nproc}",
                 f"--fsize={self.file_size}", "--core=0", "--"]
         return cmd + argv
 
@@ -126,9 +162,167 @@ def trusted_roots(sandbox: Sandbox | None = None) -> list[str]:
     return [*sb.readonly, *(d for d in _SYSTEM_DIRS)]
 
 
-def new_scratch(files: dict[str, bytes], sandboxed: bool) -> Path:
-    """A private scratch folder holding ``work/`` (the submission's files) for one kernel."""
-    scratch = Path(tempfile.mkdtemp(prefix="course-grade-"))
+# -- the quota of the scratch folder: a tmpfs of its own ---------------------------------
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_MS_NOSUID, _MS_NODEV = 2, 4
+_MNT_DETACH = 2
+#: Scratch folders this process mounted and has not released yet.
+_mounted: set[str] = set()
+
+
+def _mount_quota(path: Path, size: int, inodes: int = WORK_INODES) -> None:
+    opts = f"size={size},nr_inodes={inodes},mode=0700,uid={NOBODY},gid={NOBODY}"
+    if _libc.mount(b"tmpfs", os.fsencode(path), b"tmpfs", _MS_NOSUID | _MS_NODEV,
+                   opts.encode()) != 0:
+        err = ctypes.get_errno()
+        raise SandboxUnavailable(
+            f"cannot give the grading sandbox a working folder of at most {size // 1024**2} "
+            f"MiB: mount -t tmpfs {path} failed ({os.strerror(err)}); the sandboxed grader "
+            "must run as root with CAP_SYS_ADMIN, or pass --no-sandbox")
+    _mounted.add(str(path))
+
+
+def _unmount(path: str) -> None:
+    """Detach the scratch folder's tmpfs: its memory is freed once the sandbox is gone."""
+    if _libc.umount2(os.fsencode(path), _MNT_DETACH) == 0 or ctypes.get_errno() in (
+            errno.EINVAL, errno.ENOENT):
+        _mounted.discard(path)
+
+
+def _mountpoints() -> list[str]:
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return []
+    # field 5 is the mount point, with space, tab, newline and backslash octal-escaped
+    return [re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), ln.split(" ")[4])
+            for ln in lines if len(ln.split(" ")) > 4]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _sweep_stale() -> None:
+    """Unmount and remove scratch folders and cgroups left by a worker that died."""
+    tmp = os.path.realpath(tempfile.gettempdir())
+    for mp in _mountpoints():
+        m = _STALE.match(os.path.basename(mp))
+        if m and os.path.dirname(mp) == tmp and not _alive(int(m[1])):
+            _unmount(mp)
+            shutil.rmtree(mp, ignore_errors=True)
+    parent = _pids_parent(create=False)
+    if parent is not None and parent.is_dir():
+        for group in parent.iterdir():
+            m = _STALE.match(group.name)
+            if group.is_dir() and m and not _alive(int(m[1])):
+                try:
+                    group.rmdir()
+                except OSError:
+                    pass
+
+
+def release_scratch(scratch: Path) -> None:
+    """Give back what :func:`new_scratch` took: the scratch folder's mount. (The caller
+    removes the folder itself, as before.) Safe to call twice."""
+    if str(scratch) in _mounted:
+        _unmount(str(scratch))
+
+
+@atexit.register
+def _release_all() -> None:
+    for path in list(_mounted):
+        _unmount(path)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+# -- the process cap: a cgroup pids controller per sandbox -------------------------------
+
+
+def _pids_parent(create: bool = True) -> Path | None:
+    """The cgroup every sandbox's own group is made in (created when ``create``), or None
+    when this machine has no pids controller."""
+    v1 = Path("/sys/fs/cgroup/pids")
+    if (v1 / "cgroup.procs").exists():
+        here = "/"
+        try:
+            for line in Path("/proc/self/cgroup").read_text().splitlines():
+                _, controllers, path = line.split(":", 2)
+                if "pids" in controllers.split(","):
+                    here = path
+        except (OSError, ValueError):
+            pass
+        parent = v1 / here.lstrip("/") / _CGROUP_NAME
+        if not parent.parent.is_dir():  # our own group is not visible here (a container)
+            parent = v1 / _CGROUP_NAME
+    else:
+        v2 = Path("/sys/fs/cgroup")
+        try:
+            if "pids" not in (v2 / "cgroup.controllers").read_text().split():
+                return None
+        except OSError:
+            return None
+        parent = v2 / _CGROUP_NAME
+        if create and not parent.is_dir():
+            (v2 / "cgroup.subtree_control").write_text("+pids")
+            parent.mkdir(exist_ok=True)
+            (parent / "cgroup.subtree_control").write_text("+pids")
+    if create:
+        parent.mkdir(exist_ok=True)
+    return parent
+
+
+def new_pids_group(name: str, limit: int) -> Path:
+    """A new cgroup holding at most ``limit`` tasks, or :class:`SandboxUnavailable`."""
+    try:
+        parent = _pids_parent()
+        if parent is None:
+            raise OSError(errno.ENOENT, "this kernel has no cgroup pids controller")
+        group = parent / name
+        group.mkdir()
+        (group / "pids.max").write_text(str(limit))
+        return group
+    except OSError as exc:
+        raise SandboxUnavailable(
+            f"cannot cap the grading sandbox at {limit} processes: no writable cgroup pids "
+            f"controller ({exc.strerror or exc}); the sandboxed grader must run as root with "
+            "/sys/fs/cgroup writable, or pass --no-sandbox") from None
+
+
+def remove_pids_group(group: Path, wait: float = 3.0) -> None:
+    """Remove the cgroup once its last task has exited (the sandbox is being killed)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                return  # left to the next sweep, which removes it once it is empty
+            time.sleep(0.05)
+
+
+def new_scratch(files: dict[str, bytes], sandboxed: bool, quota: int = WORK_BYTES) -> Path:
+    """A private scratch folder holding ``work/`` (the submission's files) for one kernel.
+    Sandboxed, it is a tmpfs of at most ``quota`` bytes (see :func:`release_scratch`)."""
+    if sandboxed:
+        _sweep_stale()
+    scratch = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-"))
+    if sandboxed:
+        try:
+            _mount_quota(scratch, quota)
+        except SandboxUnavailable:
+            scratch.rmdir()
+            raise
     work = scratch / "work"
     work.mkdir()
     for rel, data in files.items():
@@ -153,17 +347,31 @@ class SandboxKernelManager(AsyncKernelManager):
 
     scratch: Path
     sandbox: Sandbox | None = None
+    pids: Path | None = None
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw):  # type: ignore[override]
         if self.sandbox is not None:
             for f in Path(self.connection_file).parent.glob("kernel*.json"):
                 os.chown(f, NOBODY, NOBODY)
-            kernel_cmd = self.sandbox.command(self.scratch, kernel_cmd)
+            if self.pids is None:
+                self.pids = new_pids_group(self.scratch.name, self.sandbox.processes)
+            kernel_cmd = self.sandbox.command(self.scratch, kernel_cmd, self.pids)
         kw["cwd"] = str(self.scratch / "work")
         # The kernel's own start-up chatter is not the grader's output; what a cell prints
         # reaches the notebook over the iopub channel.
         kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
         return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    async def _async_cleanup_resources(self, restart: bool = False) -> None:
+        """After the kernel is shut down: its cgroup and its scratch folder's mount go."""
+        await super()._async_cleanup_resources(restart)
+        if not restart:
+            if self.pids is not None:
+                remove_pids_group(self.pids)
+                self.pids = None
+            release_scratch(self.scratch)
+
+    cleanup_resources = _async_cleanup_resources  # type: ignore[assignment]
 
 
 def make_kernel_manager(scratch: Path, sandbox: Sandbox | None,
@@ -184,8 +392,10 @@ def check_sandbox(sandbox: Sandbox | None = None) -> None:
     """Raise :class:`SandboxUnavailable` with a one-line reason unless a sandbox starts here."""
     sb = sandbox or default_sandbox()
     scratch = new_scratch({}, sandboxed=True)
+    pids = None
     try:
-        cmd = sb.command(scratch, [sys.executable, "-c", "print('ok')"])
+        pids = new_pids_group(scratch.name, sb.processes)
+        cmd = sb.command(scratch, [sys.executable, "-c", "print('ok')"], pids)
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -196,4 +406,7 @@ def check_sandbox(sandbox: Sandbox | None = None) -> None:
             raise SandboxUnavailable(f"the grading sandbox did not start ({why}); "
                                      "pass --no-sandbox to grade without it")
     finally:
+        if pids is not None:
+            remove_pids_group(pids)
+        release_scratch(scratch)
         shutil.rmtree(scratch, ignore_errors=True)

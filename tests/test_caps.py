@@ -1,0 +1,297 @@
+"""Caps a hostile student meets when they know the grader's source: a private /tmp of
+limited size, a working folder with a quota, a process cap per sandbox (not per uid), a
+submission folder copied without following a single link, and an oversized submission
+refused for the reason it is refused.
+
+Two scratch courses with Lab 1 released, graded through ``grade.autograde`` with two
+workers. The first holds attackers that fill /tmp, fill the working folder and hold every
+process slot they can while a correct classmate is graded beside them; the second holds
+submission folders with links to the source notebook, the gradebook and a file only root
+may read, a link cycle, a pipe and a device, a notebook that is a link, and a notebook too
+large to take. What each attacker measured from inside is printed by its cells and read
+back from the autograded notebook.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course.grading import build, grade, runner
+from course.grading.files import size_text
+from course.grading.integrity import secret_lines
+from course.grading.mutation import submission
+from course.grading.sandbox import MAX_PROCESSES, TMP_BYTES, WORK_BYTES
+
+from . import ROOT
+
+pytestmark = pytest.mark.slow  # starts kernels and nbgrader processes
+
+LAB = "lab01_tool_loop"
+NB = f"{LAB}.ipynb"
+#: How long the fork bomb keeps every slot it got: long past the moment the classmate
+#: graded on the other worker starts its kernel.
+HOLD = 60
+SECRET = "ROOT-ONLY-0600-CONTENT-7f3a"
+
+#: Write 32 MiB files into a folder until it refuses or twice the cap is written.
+FILL = '''
+import os, time
+def _fill(folder, most):
+    written, err = 0, 0
+    chunk = b"\\0" * (1 << 20)
+    try:
+        i = 0
+        while written < most:
+            with open(os.path.join(folder, f"fill{{i}}.bin"), "wb") as f:
+                for _ in range(32):
+                    f.write(chunk)
+                    written += len(chunk)
+            i += 1
+    except OSError as exc:
+        err = exc.errno
+    return written, err
+print("FILLED", *_fill({folder!r}, {most}))
+'''
+#: Start processes (each `sleep`) until the system refuses one; then, for HOLD seconds,
+#: take again every slot that frees up (a kernel that ends gives its slots back).
+BOMB = f'''
+import os, time
+started, refused = [], 0
+def _fork():
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.execv("/bin/sleep", ["sleep", "{HOLD + 30}"])
+        finally:
+            os._exit(0)
+    started.append(pid)
+try:
+    while len(started) < 100000:
+        _fork()
+except OSError as exc:
+    refused = exc.errno
+print("FORKS", len(started), refused, "ARMED", time.time())
+until = time.time() + {HOLD}
+while time.time() < until:
+    try:
+        _fork()
+    except OSError:
+        time.sleep(0.01)
+print("RELEASED", time.time(), "HELD", len(started))
+'''
+
+
+def _answer(nb):
+    return next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "agent")
+
+
+def _printed(course: Path, student: str) -> str:
+    nb = runner.read_notebook(course / "autograded" / student / LAB / NB)
+    return "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                   for o in c.outputs if o.get("output_type") == "stream")
+
+
+def _course(tmp_path_factory, name: str, timeout: int):
+    course = runner.scratch_course(ROOT, [LAB], base=tmp_path_factory.mktemp(name))
+    with open(course / runner.CONFIG_FILE, "a") as f:
+        f.write(f"\nc.Execute.timeout = {timeout}\n")
+    build.generate(course, LAB)
+    release = runner.read_notebook(course / "release" / LAB / NB)
+    source = runner.read_notebook(course / "source" / LAB / NB)
+    return course, release, source, submission(release, source)
+
+
+def _put(course: Path, student: str, nb) -> Path:
+    target = course / "submitted" / student / LAB / NB
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, target)
+    return target.parent
+
+
+def _with(good, code: str, first: bool = False):
+    """The correct submission with ``code`` run after its answer (or in a first cell)."""
+    nb = nbformat.from_dict(good)
+    if first:
+        nb.cells.insert(0, nbformat.v4.new_code_cell(code))
+    else:
+        _answer(nb).source += "\n" + code
+    return nb
+
+
+@pytest.fixture(scope="module")
+def resources(tmp_path_factory):
+    course, _, _, good = _course(tmp_path_factory, "caps_resources", HOLD + 60)
+    _put(course, "fork_bomb", _with(good, BOMB))
+    _put(course, "fill_tmp", _with(good, FILL.format(folder="/tmp", most=2 * TMP_BYTES)))
+    _put(course, "fill_work", _with(good, FILL.format(folder=".", most=2 * WORK_BYTES)))
+    # Not an attack: a correct classmate, whose first cell says when its kernel was up.
+    _put(course, "good_parallel", _with(good, "import time\nprint('STARTED', time.time())",
+                                        first=True))
+    # Two workers: the bomb holds one; the other grades the fillers, then the classmate,
+    # all while the bomb holds its slots.
+    order = ["fork_bomb", "fill_tmp", "fill_work", "good_parallel"]
+    runs = {r.student: r for r in grade.autograde(course, [(s, LAB) for s in order], jobs=2,
+                                                  progress=False)}
+    rows = {r.student: r for r in grade.scores(course)}
+    yield course, runs, rows
+    shutil.rmtree(course, ignore_errors=True)
+
+
+def _filled(course: Path, student: str) -> tuple[int, int]:
+    m = re.search(r"FILLED (\d+) (\d+)", _printed(course, student))
+    assert m, _printed(course, student)
+    return int(m[1]), int(m[2])
+
+
+def test_tmp_is_capped_at_its_size(resources):
+    course, runs, _ = resources
+    assert runs["fill_tmp"].ok, runs["fill_tmp"].error
+    written, err = _filled(course, "fill_tmp")
+    # Host memory the private /tmp took: at most its size, then "no space left".
+    assert written <= TMP_BYTES, f"/tmp took {size_text(written)}, cap {size_text(TMP_BYTES)}"
+    assert err == errno.ENOSPC
+
+
+def test_working_folder_is_capped_at_its_quota(resources):
+    course, runs, _ = resources
+    assert runs["fill_work"].ok, runs["fill_work"].error
+    written, err = _filled(course, "fill_work")
+    assert written <= WORK_BYTES, f"work/ took {size_text(written)}, quota {size_text(WORK_BYTES)}"
+    assert err == errno.ENOSPC
+
+
+def test_holding_every_process_slot_stops_no_other_kernel(resources):
+    course, runs, rows = resources
+    bomb = _printed(course, "fork_bomb")
+    m = re.search(r"FORKS (\d+) (\d+) ARMED ([\d.]+)", bomb)
+    released = re.search(r"RELEASED ([\d.]+)", bomb)
+    assert m and released, bomb
+    assert int(m[1]) < MAX_PROCESSES and int(m[2]) == errno.EAGAIN, bomb
+    assert runs["good_parallel"].ok, runs["good_parallel"].error
+    assert rows["good_parallel"].auto_score == rows["good_parallel"].auto_max == 14
+    started = re.search(r"STARTED ([\d.]+)", _printed(course, "good_parallel"))
+    assert started
+    # The classmate's kernel came up while every slot the bomb could take was held.
+    assert float(m[3]) < float(started[1]) < float(released[1]), (bomb, started[0])
+
+
+@pytest.fixture(scope="module")
+def linked(tmp_path_factory):
+    course, _, source, good = _course(tmp_path_factory, "caps_links", 30)
+    root_only = tmp_path_factory.mktemp("root_only") / "secret.txt"
+    root_only.write_text(SECRET)
+    root_only.chmod(0o600)
+    links = {"hidden.txt": course / "source" / LAB / NB,
+             "gradebook.db": course / "gradebook.db",
+             "secret.txt": root_only,
+             "source_dir": course / "source" / LAB}
+    folder = _put(course, "linker", good)
+    (folder / "notes.txt").write_text("my own notes\n")
+    for name, target in links.items():
+        (folder / name).symlink_to(target)
+    # The notebook itself a link to the source notebook: the grader must say so.
+    notebook_link = course / "submitted" / "link_notebook" / LAB / NB
+    notebook_link.parent.mkdir(parents=True)
+    notebook_link.symlink_to(course / "source" / LAB / NB)
+    # Too large: a correct notebook padded past the submission limit.
+    big = nbformat.from_dict(good)
+    big.metadata["padding"] = "x" * (grade.MAX_SUBMISSION_BYTES + 10 * 1024**2)
+    big_path = _put(course, "oversized", big) / NB
+    _put(course, "good_first", good)
+    first = ["linker", "link_notebook", "oversized", "good_first"]
+    crash = [None, None]
+    runs = {}
+    try:
+        runs.update({r.student: r for r in grade.autograde(
+            course, [(s, LAB) for s in first], jobs=2, progress=False)})
+    except Exception as exc:  # noqa: BLE001 - the test reports it
+        crash[0] = exc
+    # A cycle, a pipe and a device node, graded with a classmate in a second command.
+    folder = _put(course, "looper", good)
+    (folder / "loop").symlink_to(".")
+    os.mkfifo(folder / "pipe")
+    try:
+        os.mknod(folder / "null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        device = True
+    except OSError:
+        device = False  # no CAP_MKNOD or a nodev file system: the rest still applies
+    _put(course, "good_second", good)
+    try:
+        runs.update({r.student: r for r in grade.autograde(
+            course, [("looper", LAB), ("good_second", LAB)], jobs=2, progress=False)})
+    except Exception as exc:  # noqa: BLE001 - the test reports it
+        crash[1] = exc
+    feedback_errors = grade.write_feedback(course, [LAB]) if not any(crash) else []
+    rows = {r.student: r for r in grade.scores(course)}
+    yield {"course": course, "runs": runs, "rows": rows, "crash": crash, "source": source,
+           "links": links, "device": device, "big": big_path.stat().st_size,
+           "feedback_errors": feedback_errors}
+    shutil.rmtree(course, ignore_errors=True)
+
+
+def _everything_under(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*")] if folder.exists() else []
+
+
+def test_no_link_in_a_submission_is_followed(linked):
+    course = linked["course"]
+    assert linked["crash"][0] is None, f"course grade died: {linked['crash'][0]!r}"
+    run = linked["runs"]["linker"]
+    assert run.ok, run.error
+    assert linked["rows"]["linker"].auto_score == 14  # its own work still counts
+    hidden = secret_lines(linked["source"], solutions=False)
+    for top in ("autograded", "feedback"):
+        got = {str(p.relative_to(course / top / "linker" / LAB))
+               for p in _everything_under(course / top / "linker" / LAB)}
+        assert not got & set(linked["links"]), (top, got)
+        for p in _everything_under(course / top):
+            assert not p.is_symlink(), p
+            if p.is_file():
+                data = p.read_bytes()
+                assert SECRET.encode() not in data, p
+                assert not data.startswith(b"SQLite format 3"), p  # a gradebook copy
+                if p.suffix != ".html" and p.name != NB:
+                    text = data.decode("utf-8", "replace")
+                    assert not [ln for ln in hidden if ln in text], p
+    assert (course / "autograded" / "linker" / LAB / "notes.txt").read_text() == "my own notes\n"
+    # Nothing refused silently: the run names every link it did not take.
+    for name in linked["links"]:
+        assert f"{name} (a symbolic link)" in run.error, run.error
+
+
+def test_a_notebook_that_is_a_link_is_refused_for_that_reason(linked):
+    run = linked["runs"]["link_notebook"]
+    assert not run.ok
+    assert run.error == (f"{NB} in the submission is a symbolic link; the grader reads "
+                         "regular files only")
+
+
+def test_a_link_cycle_pipe_or_device_costs_the_command_nothing(linked):
+    assert linked["crash"][1] is None, f"course grade died: {linked['crash'][1]!r}"
+    runs, rows = linked["runs"], linked["rows"]
+    assert runs["good_second"].ok and rows["good_second"].auto_score == 14
+    looper = runs["looper"]
+    assert looper.ok, looper.error
+    assert "loop (a symbolic link)" in looper.error and "pipe (a named pipe)" in looper.error
+    if linked["device"]:
+        assert "null (a device file)" in looper.error
+    got = {p.name for p in _everything_under(linked["course"] / "autograded" / "looper" / LAB)}
+    assert got == {NB}, got
+
+
+def test_an_oversized_notebook_is_refused_with_its_size(linked):
+    run = linked["runs"]["oversized"]
+    assert not run.ok
+    size, limit = size_text(linked["big"]), size_text(grade.MAX_SUBMISSION_BYTES)
+    assert run.error == (f"the submission is {size} ({NB} is {size}); the grader takes at "
+                         f"most {limit}"), run.error
+    assert linked["runs"]["good_first"].ok
+    assert linked["rows"]["good_first"].auto_score == 14
