@@ -59,6 +59,7 @@ XDIST_GROUPS = {
     "test_validate::test_catch_rate_on_the_release": "catch_rates",
     "test_sandbox_attacks": "attacks",
     "test_hostile": "hostile",
+    "test_caps": "caps",
     "test_exchange": "exchange",
     "test_cli": "graded_class",
     "test_html_report": "graded_class",
