@@ -82,3 +82,11 @@ c.KernelManager.ip = os.path.join(tempfile.gettempdir(), f"nbgrader-kernel-{os.g
 # `nbgrader collect` takes regular files only: anyone can write to the exchange's inbound
 # folder, and nbgrader's own copy follows a planted link as whoever collects.
 c.ExchangeFactory.collect = "course.grading.exchange.SafeCollect"
+
+# nbgrader's own autograde (the formgrader's Autograde button) would run a submission
+# unsandboxed with its hidden tests in the kernel; it is refused (course/grading/refuse.py).
+from course.grading.refuse import RefusePlainAutograde  # noqa: E402
+from nbgrader.converters.autograde import Autograde as _Autograde  # noqa: E402
+
+c.Autograde.sanitize_preprocessors = [RefusePlainAutograde,
+                                      *_Autograde().sanitize_preprocessors]

@@ -17,6 +17,7 @@ pool's cost per submission (wall x N / submissions) over floor + own run time (t
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -27,6 +28,7 @@ from pathlib import Path
 import nbformat
 
 from course.grading import build, engine, grade, mutation, runner, sandbox
+from course.grading.refuse import ALLOW
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "lab01_tool_loop"
@@ -85,7 +87,9 @@ def main() -> None:
         own = max(0.0, solo - floor)
 
         start = time.monotonic()
+        os.environ[ALLOW] = "1"  # the course refuses plain autograde of submissions
         proc = runner.nbgrader(plain, "autograde", LAB, "--force")
+        del os.environ[ALLOW]
         serial = time.monotonic() - start
         if proc.returncode != 0:
             print(f"serial nbgrader: {runner.last_error(proc)}", file=sys.stderr)

@@ -61,3 +61,12 @@ def test_a_working_environment_grades_and_budgets_from_the_solution(tmp_path):
     assert flight.budget(LAB, 3.0, 5) == 5  # the --timeout ceiling wins
     result = grade.grade_class(course, [LAB], jobs=2, progress=False)
     assert [r.auto_score for r in result.rows] == [14, 14]
+
+
+def test_nbgraders_own_autograde_is_refused(tmp_path):
+    """The formgrader's Autograde button runs nbgrader's autograde: unsandboxed, hidden tests
+    in the kernel. The course's config refuses it before any cell runs."""
+    course = _course(tmp_path)
+    proc = runner.nbgrader(course, "autograde", LAB, "--force")
+    assert "nbgrader's own autograde is off for this course" in proc.stdout + proc.stderr
+    assert not list((course / "autograded").glob("*/*/*.ipynb"))
