@@ -377,8 +377,7 @@ assert abs(worked_cost - 0.82) < 0.005, (
     f"worked call priced ${worked_cost:.4f}, not $0.82: cache writes bill 1.25x and cache reads "
     "0.10x the input rate ($1.00 means reads at full price; $0.795 means writes at 1x)")
 ### BEGIN HIDDEN TESTS
-import math
-
+from course.observe import outcome, record
 from course.worlds.budget import sdk_usage as _usage
 
 
@@ -387,42 +386,63 @@ def _alone(model, **counts):
     return Budget(1_000.0).charge(model, _usage(**{**base, **counts}))
 
 
-for _m, (_pin, _pout) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (3, 15),
-                          "claude-haiku-4-5": (1, 5)}.items():
-    assert math.isclose(PRICE[_m]["in"] * 1e6, _pin) and math.isclose(PRICE[_m]["out"] * 1e6, _pout), (
-        f"PRICE[{_m!r}] should be dollars per TOKEN: in {_pin}e-6, out {_pout}e-6; got {PRICE[_m]}")
-_checks = [
-    ("claude-opus-5", {"input_tokens": 1_000_000}, 5.00, "uncached input at the input rate"),
-    ("claude-opus-5", {"output_tokens": 1_000_000}, 25.00, "output at the output rate"),
-    ("claude-haiku-4-5", {"cache_creation_input_tokens": 1_000_000}, 1.25,
-     "cache writes at 1.25x the input rate"),
-    ("claude-sonnet-5", {"cache_creation_input_tokens": 2_000_000}, 7.50,
-     "cache writes at 1.25x the input rate"),
-    ("claude-opus-5", {"cache_read_input_tokens": 1_000_000}, 0.50,
-     "cache reads at 0.10x the input rate, not the full rate"),
-    ("claude-sonnet-5", {"cache_read_input_tokens": 1_000_000}, 0.30,
-     "cache reads at 0.10x the input rate, not the full rate"),
-]
-for _m, _counts, _want, _why in _checks:
-    _got = _alone(_m, **_counts)
-    assert math.isclose(_got, _want, abs_tol=1e-9), (
-        f"{_counts} on {_m} should cost ${_want:.2f} ({_why}); charge returned ${_got:.4f}")
-try:
-    _none = _alone("claude-opus-5", input_tokens=1_000, output_tokens=100)
-except TypeError:
-    raise AssertionError("a reply without caching has cache_creation_input_tokens=None and "
-                         "cache_read_input_tokens=None; count None as 0") from None
-assert math.isclose(_none, 0.0075, abs_tol=1e-9), f"1,000 in + 100 out on opus is $0.0075, got {_none}"
+_inputs = [("claude-opus-5", {"input_tokens": 1_000_000}),
+           ("claude-opus-5", {"output_tokens": 1_000_000}),
+           ("claude-haiku-4-5", {"cache_creation_input_tokens": 1_000_000}),
+           ("claude-sonnet-5", {"cache_creation_input_tokens": 2_000_000}),
+           ("claude-opus-5", {"cache_read_input_tokens": 1_000_000}),
+           ("claude-sonnet-5", {"cache_read_input_tokens": 1_000_000})]
+_alone_costs = [[_m, _counts, outcome(_alone, _m, **_counts)] for _m, _counts in _inputs]
+_none = outcome(_alone, "claude-opus-5", input_tokens=1_000, output_tokens=100)
 _b = Budget(1.00)
 _first = _b.charge("claude-opus-5", _usage(**WORKED_CALL))
-assert math.isclose(_first, 0.82, abs_tol=1e-9), (
-    f"worked call: .65 + .025 + .125 + .02 = $0.82, got ${_first:.4f}. Reads at full rate give "
-    "$1.00; writes at 1x give $0.795")
-assert math.isclose(_b.spent, 0.82, abs_tol=1e-9), f".spent should be $0.82, got {_b.spent}"
-assert _b.state == "warn", f"$0.82 of $1.00 is 82%: state should be 'warn', got {_b.state!r}"
+_after_first = {"cost": _first, "spent": _b.spent, "state": _b.state}
 _b.charge("claude-haiku-4-5", _usage(10_000, 2_000, 4_000, 8_000))
-assert math.isclose(_b.spent, 0.82 + 0.01 + 0.01 + 0.005 + 0.0008, abs_tol=1e-9), (
-    f"charges must add up in .spent: expected $0.8458, got ${_b.spent:.4f}")
+rec = record(worked=worked_cost,
+             price={_m: PRICE.get(_m) for _m in ("claude-opus-5", "claude-sonnet-5",
+                                                 "claude-haiku-4-5")},
+             alone=_alone_costs, no_cache=_none, first=_after_first, second_spent=_b.spent)
+### JUDGE
+import math
+
+worked_cost = rec["worked"]
+assert abs(worked_cost - 0.82) < 0.005, (
+    f"worked call priced ${worked_cost:.4f}, not $0.82: cache writes bill 1.25x and cache reads "
+    "0.10x the input rate ($1.00 means reads at full price; $0.795 means writes at 1x)")
+for _m, (_pin, _pout) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (3, 15),
+                          "claude-haiku-4-5": (1, 5)}.items():
+    _p = rec["price"][_m]
+    assert (isinstance(_p, dict) and math.isclose(_p.get("in", 0) * 1e6, _pin)
+            and math.isclose(_p.get("out", 0) * 1e6, _pout)), (
+        f"PRICE[{_m!r}] should be dollars per TOKEN: in {_pin}e-6, out {_pout}e-6; got {_p}")
+_checks = [(5.00, "uncached input at the input rate"), (25.00, "output at the output rate"),
+           (1.25, "cache writes at 1.25x the input rate"),
+           (7.50, "cache writes at 1.25x the input rate"),
+           (0.50, "cache reads at 0.10x the input rate, not the full rate"),
+           (0.30, "cache reads at 0.10x the input rate, not the full rate")]
+for (_m, _counts, _got), (_want, _why) in zip(rec["alone"], _checks, strict=True):
+    assert _got["raised"] is None, (
+        f"{_counts} on {_m} should cost ${_want:.2f}; charge raised {_got['raised']}")
+    assert math.isclose(_got["value"], _want, abs_tol=1e-9), (
+        f"{_counts} on {_m} should cost ${_want:.2f} ({_why}); charge returned "
+        f"${_got['value']:.4f}")
+_none = rec["no_cache"]
+assert _none["raised"] is None or _none["raised"]["type"] != "TypeError", (
+    "a reply without caching has cache_creation_input_tokens=None and "
+    "cache_read_input_tokens=None; count None as 0")
+assert _none["raised"] is None, f"1,000 in + 100 out on opus: charge raised {_none['raised']}"
+assert math.isclose(_none["value"], 0.0075, abs_tol=1e-9), (
+    f"1,000 in + 100 out on opus is $0.0075, got {_none['value']}")
+_first = rec["first"]
+assert math.isclose(_first["cost"], 0.82, abs_tol=1e-9), (
+    f"worked call: .65 + .025 + .125 + .02 = $0.82, got ${_first['cost']:.4f}. Reads at full "
+    "rate give $1.00; writes at 1x give $0.795")
+assert math.isclose(_first["spent"], 0.82, abs_tol=1e-9), (
+    f".spent should be $0.82, got {_first['spent']}")
+assert _first["state"] == "warn", (
+    f"$0.82 of $1.00 is 82%: state should be 'warn', got {_first['state']!r}")
+assert math.isclose(rec["second_spent"], 0.82 + 0.01 + 0.01 + 0.005 + 0.0008, abs_tol=1e-9), (
+    f"charges must add up in .spent: expected $0.8458, got ${rec['second_spent']:.4f}")
 ### END HIDDEN TESTS
 
 # %% id="warning_fires_once" kind="tests" points=2
@@ -438,30 +458,60 @@ assert isinstance(first_note, str) and second_note is None, (
     f"guard() in 'warn' returned {first_note!r} then {second_note!r}: send the wrap-up note ONCE, "
     "then None")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
 from course.worlds.budget import run_audit
 from course.worlds.budget import sdk_usage as _usage
 
 _b = Budget(1.00)
 _b.charge("claude-haiku-4-5", _usage(500_000, 0))
-assert _b.state == "ok", f"$0.50 of $1.00 is below 80%: state should be 'ok', got {_b.state!r}"
-assert _b.guard() is None, "below 80% guard() should return None"
+_steps = {"half": {"spent": _b.spent, "state": _b.state, "guard": outcome(_b.guard)}}
 _b.charge("claude-haiku-4-5", _usage(300_000, 10_000))
-assert _b.state == "warn", f"$0.85 of $1.00: state should be 'warn', got {_b.state!r}"
-_note = _b.guard()
-assert isinstance(_note, str) and "budget" in _note.lower(), (
-    f"at 80% guard() returns a wrap-up note that mentions the budget; got {_note!r}")
-assert _b.guard() is None, (
-    "the wrap-up note came back on the second guard() call; send it ONCE (remember that it "
-    "was sent), or it is re-injected every turn until the hard stop")
+_steps["warn"] = {"spent": _b.spent, "state": _b.state, "guard": outcome(_b.guard),
+                  "again": outcome(_b.guard)}
 _b.charge("claude-haiku-4-5", _usage(50_000, 0))
-assert _b.state == "warn" and _b.guard() is None, "still in 'warn' at $0.90: no second note"
-for _model, _tokens, _limit in (("claude-sonnet-5", 400_000, 1.50), ("claude-opus-5", 16_000, 0.10)):
+_steps["later"] = {"spent": _b.spent, "state": _b.state, "guard": outcome(_b.guard)}
+_edges = []
+for _model, _tokens, _limit in (("claude-sonnet-5", 400_000, 1.50),
+                                ("claude-opus-5", 16_000, 0.10)):
     _edge = Budget(_limit)
     _edge.charge(_model, _usage(_tokens, 0))
-    assert _edge.state == "warn", (
-        f"exactly 80% (${_edge.spent!r} of ${_limit}) must be 'warn', got {_edge.state!r}; "
-        "compare round(spent / limit, 9) >= 0.8")
-_report = run_audit(Budget(2.60), stop=BudgetExceeded, n_invoices=20)
+    _edges.append({"limit": _limit, "spent": _edge.spent, "state": _edge.state})
+rec = record(exact={"spent": b.spent, "state": b.state}, first_note=first_note,
+             second_note=second_note, steps=_steps, edges=_edges,
+             audit=outcome(run_audit, Budget(2.60), stop=BudgetExceeded, n_invoices=20))
+### JUDGE
+_exact = rec["exact"]
+assert _exact["state"] == "warn", (
+    f"exactly 80% ({_exact['spent']!r} of $1.00) must be 'warn', got {_exact['state']!r}: money "
+    "is not exact in floats, compare round(spent / limit, 9) >= 0.8")
+first_note, second_note = rec["first_note"], rec["second_note"]
+assert isinstance(first_note, str) and second_note is None, (
+    f"guard() in 'warn' returned {first_note!r} then {second_note!r}: send the wrap-up note "
+    "ONCE, then None")
+_half = rec["steps"]["half"]
+assert _half["state"] == "ok", (
+    f"$0.50 of $1.00 is below 80%: state should be 'ok', got {_half['state']!r}")
+assert _half["guard"] == {"value": None, "raised": None}, (
+    f"below 80% guard() should return None; got {_half['guard']}")
+_warn = rec["steps"]["warn"]
+assert _warn["state"] == "warn", f"$0.85 of $1.00: state should be 'warn', got {_warn['state']!r}"
+_note = _warn["guard"]["value"]
+assert isinstance(_note, str) and "budget" in _note.lower(), (
+    f"at 80% guard() returns a wrap-up note that mentions the budget; got {_warn['guard']}")
+assert _warn["again"] == {"value": None, "raised": None}, (
+    "the wrap-up note came back on the second guard() call; send it ONCE (remember that it "
+    "was sent), or it is re-injected every turn until the hard stop")
+_later = rec["steps"]["later"]
+assert _later["state"] == "warn" and _later["guard"] == {"value": None, "raised": None}, (
+    "still in 'warn' at $0.90: no second note")
+for _edge in rec["edges"]:
+    assert _edge["state"] == "warn", (
+        f"exactly 80% (${_edge['spent']!r} of ${_edge['limit']}) must be 'warn', got "
+        f"{_edge['state']!r}; compare round(spent / limit, 9) >= 0.8")
+_audit = rec["audit"]
+assert _audit["raised"] is None, (
+    f"the 20-invoice audit on a $2.60 budget crashed: {_audit['raised']}")
+_report = _audit["value"]
 _sent = _report["notes"]
 assert _report["ok"] is True, (
     f"the 20-invoice audit costs $2.57 and fits a $2.60 budget, but it ended: {_report['reason']}")
@@ -486,26 +536,54 @@ assert said == "raised", (
     f"at the limit guard() returned {said!r} instead of raising BudgetExceeded: a hard stop "
     "must stop the run, not hand the model one more note")
 ### BEGIN HIDDEN TESTS
+from course.observe import outcome, record
 from course.worlds.budget import run_audit as _run_audit
 from course.worlds.budget import sdk_usage as _usage
 
+
+def _raised(fn, *args, **kwargs):
+    try:
+        return {"value": fn(*args, **kwargs), "raised": None}
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - what it raised (and its bases) is the observation
+        return {"value": None, "raised": [c.__name__ for c in type(exc).__mro__]}
+
+
 _b = Budget(0.10)
 _b.charge("claude-haiku-4-5", _usage(50_000, 0))
-assert _b.guard() is None, "at $0.05 of $0.10 guard() should return None"
+_half = outcome(_b.guard)
 _b.charge("claude-haiku-4-5", _usage(70_000, 0))
-try:
-    _said = _b.guard()
-except BudgetExceeded:
-    _said = "raised"
-assert _said == "raised", (
-    f"spent $0.12 of $0.10 and guard() returned {_said!r} instead of raising BudgetExceeded; "
-    "a hard stop must stop the run, not hand the model one more note to ignore")
+_over = _raised(_b.guard)
 _spent_by = Budget(1.00)
-try:
-    _report = _run_audit(_spent_by, stop=BudgetExceeded, n_invoices=12)
-except Exception as _err:
-    raise AssertionError(f"the audit loop crashed with {type(_err).__name__}: {_err}; guard() "
-                         "must raise BudgetExceeded, which the loop turns into a report") from None
+_audit = outcome(_run_audit, _spent_by, stop=BudgetExceeded, n_invoices=12)
+_edge = Budget(2.00)
+_edge.charge("claude-opus-5", _usage(100_000, 40_000, 0, 1_000_000))
+rec = record(exact={"spent": b.spent, "state": b.state}, said=said, half=_half,
+             over={"spent": _b.spent, "guard": _over}, audit=_audit,
+             after_audit={"spent": _spent_by.spent, "state": _spent_by.state},
+             edge={"spent": _edge.spent, "state": _edge.state},
+             unknown=_raised(Budget(1.00).charge, "claude-opus-9", _usage(10, 10)))
+### JUDGE
+_exact = rec["exact"]
+assert _exact["state"] == "stop", (
+    f"exactly the limit ({_exact['spent']!r} of $0.10) must be 'stop', got {_exact['state']!r}: "
+    "compare round(spent / limit, 9) >= 1")
+assert rec["said"] == "raised", (
+    f"at the limit guard() returned {rec['said']!r} instead of raising BudgetExceeded: a hard "
+    "stop must stop the run, not hand the model one more note")
+assert rec["half"] == {"value": None, "raised": None}, (
+    f"at $0.05 of $0.10 guard() should return None; got {rec['half']}")
+_over = rec["over"]["guard"]
+assert _over["raised"] is not None and "BudgetExceeded" in _over["raised"], (
+    f"spent $0.12 of $0.10 and guard() returned {_over['value']!r} (raised: {_over['raised']}) "
+    "instead of raising BudgetExceeded; a hard stop must stop the run, not hand the model one "
+    "more note to ignore")
+_audit = rec["audit"]
+assert _audit["raised"] is None, (
+    f"the audit loop crashed with {_audit['raised']['type']}: {_audit['raised']['message']}; "
+    "guard() must raise BudgetExceeded, which the loop turns into a report")
+_report = _audit["value"]
 assert _report["calls"] == 12, (
     f"the run made {_report['calls']} model calls; call 12 takes it to $1.065 of $1.00, so "
     "guard() must raise then and no call may follow")
@@ -513,17 +591,17 @@ assert _report["ok"] is False and _report["partial"] is True and "answer" not in
     f"a budget stop must end in a partial report with no success flag, got {_report}")
 assert len(_report["done"]) == 11 and "INV-12" in _report["missing"], (
     "the report keeps the 11 invoices read and names what is missing (INV-12, the summary)")
-assert _spent_by.state == "stop" and _spent_by.spent >= 1.00
-_edge = Budget(2.00)
-_edge.charge("claude-opus-5", _usage(100_000, 40_000, 0, 1_000_000))
-assert _edge.state == "stop", (
-    f"exactly $2.00 of $2.00 (${_edge.spent!r}) must be 'stop', got {_edge.state!r}")
-try:
-    Budget(1.00).charge("claude-opus-9", _usage(10, 10))
-except KeyError:
-    pass
-else:
-    raise AssertionError("an unknown model was billed; charge must raise KeyError for it")
+_after = rec["after_audit"]
+assert _after["state"] == "stop" and _after["spent"] >= 1.00, (
+    f"after the stopped audit the budget reads {_after}; it must be 'stop' with at least $1.00 "
+    "spent")
+_edge = rec["edge"]
+assert _edge["state"] == "stop", (
+    f"exactly $2.00 of $2.00 (${_edge['spent']!r}) must be 'stop', got {_edge['state']!r}")
+_unknown = rec["unknown"]
+assert _unknown["raised"] is not None and "KeyError" in _unknown["raised"], (
+    f"an unknown model was billed (charge returned {_unknown['value']!r}, raised "
+    f"{_unknown['raised']}); charge must raise KeyError for it")
 ### END HIDDEN TESTS
 
 # %% id="by_model_sums_to_spent" kind="tests" points=2
@@ -535,16 +613,22 @@ for reply in routed_run():
     charged[reply.model] = charged.get(reply.model, 0.0) + b.charge(reply.model, reply.usage)
 assert abs(sum(b.by_model.values()) - b.spent) < 1e-9, "by_model must sum to spent"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
+rec = record(by_model=b.by_model, spent=b.spent, charged=charged)
+### JUDGE
 import math
 
-assert set(b.by_model) == {"claude-haiku-4-5", "claude-sonnet-5", "claude-opus-5"}, (
-    f"the routed run used three models; by_model has {sorted(b.by_model)}")
-for _m, _c in charged.items():
-    assert math.isclose(b.by_model[_m], _c, abs_tol=1e-12), (
-        f"by_model[{_m!r}] is {b.by_model[_m]}, but charge() returned {_c} in total for {_m}: "
+by_model, spent = rec["by_model"], rec["spent"]
+assert abs(sum(by_model.values()) - spent) < 1e-9, "by_model must sum to spent"
+assert set(by_model) == {"claude-haiku-4-5", "claude-sonnet-5", "claude-opus-5"}, (
+    f"the routed run used three models; by_model has {sorted(by_model)}")
+for _m, _c in rec["charged"].items():
+    assert math.isclose(by_model[_m], _c, abs_tol=1e-12), (
+        f"by_model[{_m!r}] is {by_model[_m]}, but charge() returned {_c} in total for {_m}: "
         "add every call's cost under the model that made it")
-assert math.isclose(sum(b.by_model.values()), b.spent, abs_tol=1e-12), (
-    f"by_model sums to {sum(b.by_model.values())}, .spent is {b.spent}")
+assert math.isclose(sum(by_model.values()), spent, abs_tol=1e-12), (
+    f"by_model sums to {sum(by_model.values())}, .spent is {spent}")
 ### END HIDDEN TESTS
 
 # %% id="quadratic_growth" kind="tests" points=2
@@ -557,8 +641,14 @@ for n in (5, 10, 20, 40):
     growth[n] = ledger.spent
 assert growth[40] / growth[20] > growth[20] / growth[10] > 2, f"spend should curve up: {growth}"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
+rec = record(growth=growth)
+### JUDGE
 import math
 
+growth = {int(n): usd for n, usd in rec["growth"].items()}
+assert growth[40] / growth[20] > growth[20] / growth[10] > 2, f"spend should curve up: {growth}"
 for _n, _got in growth.items():
     _exact = 5e-6 * (6_000 * _n + 1_500 * _n * (_n + 1) / 2) + 25e-6 * 400 * _n
     assert math.isclose(_got, _exact, abs_tol=1e-9), (
@@ -576,16 +666,23 @@ rows = {task: Budget(100.0).charge("claude-opus-5", sdk_usage(i, o))
         for task, _turns, i, o in TAIL_ROWS}
 assert round(rows["a93"], 2) == 9.93, f"a93 costs $9.93 at opus prices, got ${rows['a93']:.4f}"
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
+_b = Budget(2.00)
+_b.charge("claude-opus-5", sdk_usage(1_904_000, 16_400))
+rec = record(rows=rows, a93_on_2={"spent": _b.spent, "state": _b.state})
+### JUDGE
 import math
 
+rows = rec["rows"]
+assert round(rows["a93"], 2) == 9.93, f"a93 costs $9.93 at opus prices, got ${rows['a93']:.4f}"
 assert math.isclose(rows["a93"], 9.93, abs_tol=1e-9), (
     f"1,904,000 x $5/MTok + 16,400 x $25/MTok = $9.52 + $0.41 = $9.93, got {rows['a93']}")
 assert (round(rows["a91"], 2), round(rows["a92"], 2)) == (0.26, 0.21), (
     f"a91 and a92 cost $0.26 and $0.21, got {rows['a91']:.4f} and {rows['a92']:.4f}")
 assert int(rows["a93"] / round(rows["a91"], 2)) == 38, "a93 is 38x the $0.26 row next to it"
-_b = Budget(2.00)
-_b.charge("claude-opus-5", sdk_usage(1_904_000, 16_400))
-assert _b.state == "stop", f"on a $2.00 budget the a93 run is far past the stop, got {_b.state!r}"
+_state = rec["a93_on_2"]["state"]
+assert _state == "stop", f"on a $2.00 budget the a93 run is far past the stop, got {_state!r}"
 ### END HIDDEN TESTS
 
 # %% [markdown] kind="readonly" id="explain_prompt"

@@ -223,14 +223,48 @@ assert shop.lookups == ["A-1042"], (
     f"lookup ran {len(shop.lookups)} times across the crash; resume with app.invoke(None, "
     "config), not the goal again")
 ### BEGIN HIDDEN TESTS
-assert shop.refunds == [("A-1042", 49.0)], f"refunds after resume: {shop.refunds}; expected one"
-assert out == graphs.ANSWER and type(out) is str, (
-    f"resumed run returned {out!r}; the final answer text as a str was expected")
-assert len(api.requests) == 4, (
-    f"{len(api.requests)} model calls; 2 before the crash (one dropped) and 2 after it")
-sent = api.requests[2]["messages"]
-assert [m["role"] for m in sent] == ["user", "assistant", "user"], (
-    f"the resumed request has roles {[m['role'] for m in sent]}; the checkpoint's history "
+from course.observe import record
+
+
+def first_run():
+    folder = tempfile.mkdtemp()
+    shop, api = graphs.Shop(), FakeAPI(graphs.RefundModel(drop_at=2))
+    with api.serve() as url:
+        app = build_graph(graphs.chat_model(url), shop.tools(), checkpointer=SqliteSaver(
+            sqlite3.connect(os.path.join(folder, "cp.sqlite"), check_same_thread=False)))
+        try:
+            out = run_or_resume(app, graphs.GOAL, thread_id="t-9")
+        except NotImplementedError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - what it raised is the observation
+            return {"value": None, "raised": [c.__name__ for c in type(exc).__mro__]}
+        return {"value": out, "raised": None}
+
+
+rec = record(died=first_run(), lookups=shop.lookups, refunds=shop.refunds, out=out,
+             out_type=type(out).__name__, requests=[r["messages"] for r in api.requests])
+### JUDGE
+from course.worlds import graphs
+
+died = rec["died"]
+assert died["raised"] is not None and "APIConnectionError" in died["raised"], (
+    f"the run did not die on the dropped connection (it gave {died}); "
+    "let errors from app.invoke propagate unchanged")
+lookups = rec["lookups"]
+assert lookups == ["A-1042"], (
+    f"lookup ran {len(lookups)} times across the crash; resume with app.invoke(None, "
+    "config), not the goal again")
+refunds = [tuple(r) for r in rec["refunds"]]
+assert refunds == [("A-1042", 49.0)], f"refunds after resume: {refunds}; expected one"
+assert rec["out"] == graphs.ANSWER and rec["out_type"] == "str", (
+    f"resumed run returned {rec['out']!r} ({rec['out_type']}); the final answer text as a "
+    "str was expected")
+reqs = rec["requests"]
+assert len(reqs) == 4, (
+    f"{len(reqs)} model calls; 2 before the crash (one dropped) and 2 after it")
+roles = [m["role"] for m in reqs[2]]
+assert roles == ["user", "assistant", "user"], (
+    f"the resumed request has roles {roles}; the checkpoint's history "
     "(goal, tool call, tool result) must be sent unchanged")
 ### END HIDDEN TESTS
 
@@ -250,11 +284,26 @@ assert refunds_while_paused == [], (
 assert shop.refunds == [("A-1042", 49.0)], (
     f"after approval the refunds are {shop.refunds}; the write must run exactly once")
 ### BEGIN HIDDEN TESTS
-assert paused is None, f"a paused thread must return None, got {paused!r}"
-assert shop.lookups == ["A-1042"], (
-    f"lookups {shop.lookups}: a read tool outside `approve` runs without a pause, once")
-assert done == graphs.ANSWER, f"after approval the run must finish with the answer; got {done!r}"
-assert len(api.requests) == 3, f"{len(api.requests)} model calls; lookup, refund, answer is 3"
+from course.observe import record
+
+rec = record(paused=paused, while_paused=refunds_while_paused, refunds=shop.refunds,
+             lookups=shop.lookups, done=done, n_requests=len(api.requests))
+### JUDGE
+from course.worlds import graphs
+
+while_paused = [tuple(r) for r in rec["while_paused"]]
+assert while_paused == [], (
+    f"the refund ran before approval ({while_paused}); interrupt BEFORE the tool "
+    "node that runs a write")
+refunds = [tuple(r) for r in rec["refunds"]]
+assert refunds == [("A-1042", 49.0)], (
+    f"after approval the refunds are {refunds}; the write must run exactly once")
+assert rec["paused"] is None, f"a paused thread must return None, got {rec['paused']!r}"
+assert rec["lookups"] == ["A-1042"], (
+    f"lookups {rec['lookups']}: a read tool outside `approve` runs without a pause, once")
+assert rec["done"] == graphs.ANSWER, (
+    f"after approval the run must finish with the answer; got {rec['done']!r}")
+assert rec["n_requests"] == 3, f"{rec['n_requests']} model calls; lookup, refund, answer is 3"
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -357,11 +406,24 @@ made = attempts([Reply.error(429, retry_after=1), Reply.error(429, retry_after=1
 assert made == (3, "fine"), (
     f"two 429s then a reply gave {made}; a 429 is rate limiting: retry it (expected 3 calls)")
 ### BEGIN HIDDEN TESTS
-made = attempts([Reply.error(500), Reply.error(529), ok])
-assert made == (3, "fine"), f"500 then 529 then a reply gave {made}; 5xx must be retried"
-made = attempts([Reply.dropped(), ok])
-assert made == (2, "fine"), f"a dropped connection then a reply gave {made}; retry it"
-assert should_retry(ValueError("bad")) is False, "a ValueError is not an API error: False"
+from course.observe import outcome, record
+
+rec = record(two_429=made,
+             five_xx=attempts([Reply.error(500), Reply.error(529), ok]),
+             dropped=attempts([Reply.dropped(), ok]),
+             value_error=outcome(should_retry, ValueError("bad")))
+### JUDGE
+made = rec["two_429"]
+assert made == [3, "fine"], (
+    f"two 429s then a reply gave {tuple(made)}; a 429 is rate limiting: retry it "
+    "(expected 3 calls)")
+made = rec["five_xx"]
+assert made == [3, "fine"], f"500 then 529 then a reply gave {tuple(made)}; 5xx must be retried"
+made = rec["dropped"]
+assert made == [2, "fine"], f"a dropped connection then a reply gave {tuple(made)}; retry it"
+got = rec["value_error"]
+assert got["raised"] is None and got["value"] is False, (
+    f"a ValueError is not an API error: should_retry must return False; got {got}")
 ### END HIDDEN TESTS
 
 # %% id="no_retry_400" kind="tests" points=2
@@ -370,10 +432,22 @@ assert made[0] == 1, (
     f"a 400 was sent {made[0]} times; a 4xx other than 429 fails the same way again: "
     "should_retry must return False")
 ### BEGIN HIDDEN TESTS
-for status in (401, 403, 404, 413):
-    made = attempts([Reply.error(status)] * 3 + [ok])
+from course.observe import outcome, record
+
+rec = record(bad_request=made,
+             statuses={status: attempts([Reply.error(status)] * 3 + [ok])
+                       for status in (401, 403, 404, 413)},
+             key_error=outcome(should_retry, KeyError("x")))
+### JUDGE
+made = rec["bad_request"]
+assert made[0] == 1, (
+    f"a 400 was sent {made[0]} times; a 4xx other than 429 fails the same way again: "
+    "should_retry must return False")
+for status, made in rec["statuses"].items():
     assert made[0] == 1, f"a {status} was sent {made[0]} times; only 429 and 5xx are retried"
-assert should_retry(KeyError("x")) is False, "a KeyError is not worth a retry"
+got = rec["key_error"]
+assert got["raised"] is None and got["value"] is False, (
+    f"a KeyError is not worth a retry: should_retry must return False; got {got}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -456,10 +530,28 @@ out, calls = stuck_budget_run(2.00, 0.50)
 assert out["spent"] == 0.50 * calls, (
     f"after {calls} calls of $0.50 spent is {out['spent']}; the reducer must add the deltas")
 ### BEGIN HIDDEN TESTS
-out, calls = stuck_budget_run(1.00, 0.25)
-assert out["spent"] == 0.25 * calls and out["spent"] >= 1.0, (
-    f"$0.25 a call gave spent {out['spent']} after {calls} calls; the total must be the sum")
-assert out["messages"][-1].content.startswith("stopped: budget"), "the halt node's report ends it"
+from course.observe import outcome, record
+
+
+def observed(limit, per_call):
+    out, calls = stuck_budget_run(limit, per_call)
+    return {"spent": out["spent"], "calls": calls, "last": out["messages"][-1].content}
+
+
+rec = record(first={"spent": out["spent"], "calls": calls},
+             quarter=outcome(observed, 1.00, 0.25))
+### JUDGE
+first = rec["first"]
+assert first["spent"] == 0.50 * first["calls"], (
+    f"after {first['calls']} calls of $0.50 spent is {first['spent']}; the reducer must add "
+    "the deltas")
+quarter = rec["quarter"]
+assert quarter["raised"] is None, quarter["raised"] and quarter["raised"]["message"]
+got = quarter["value"]
+assert got["spent"] == 0.25 * got["calls"] and got["spent"] >= 1.0, (
+    f"$0.25 a call gave spent {got['spent']} after {got['calls']} calls; the total must be "
+    "the sum")
+assert str(got["last"]).startswith("stopped: budget"), "the halt node's report ends it"
 ### END HIDDEN TESTS
 
 # %% id="routes_at_limit" kind="tests" points=2
@@ -469,12 +561,32 @@ got = budget_route({"messages": [asks], "spent": 2.0}, limit_usd=2.0)
 assert got == "halt", (
     f"spent 2.00 against a 2.00 limit routed to {got!r}; halt AT the limit (spent >= limit)")
 ### BEGIN HIDDEN TESTS
-got = budget_route({"messages": [asks], "spent": 1.99}, limit_usd=2.0)
-assert got == "tools", f"under the limit with a tool call routed to {got!r}, not 'tools'"
-got = budget_route({"messages": [answer], "spent": 0.5}, limit_usd=2.0)
-assert got == END, f"under the limit with an answer routed to {got!r}, not END"
-got = budget_route({"messages": [answer], "spent": 2.5}, limit_usd=2.0)
-assert got == "halt", f"over the limit routed to {got!r}, not 'halt'"
+from course.observe import outcome, record
+
+rec = record(at_limit=got,
+             under_tools=outcome(budget_route, {"messages": [asks], "spent": 1.99},
+                                 limit_usd=2.0),
+             under_answer=outcome(budget_route, {"messages": [answer], "spent": 0.5},
+                                  limit_usd=2.0),
+             over_answer=outcome(budget_route, {"messages": [answer], "spent": 2.5},
+                                 limit_usd=2.0))
+### JUDGE
+END = "__end__"  # langgraph's END, as the notebook's first cell prints it
+
+got = rec["at_limit"]
+assert got == "halt", (
+    f"spent 2.00 against a 2.00 limit routed to {got!r}; halt AT the limit (spent >= limit)")
+got = rec["under_tools"]
+assert got["raised"] is None and got["value"] == "tools", (
+    f"under the limit with a tool call routed to {got['value']!r}, not 'tools' "
+    f"(raised: {got['raised']})")
+got = rec["under_answer"]
+assert got["raised"] is None and got["value"] == END, (
+    f"under the limit with an answer routed to {got['value']!r}, not END "
+    f"(raised: {got['raised']})")
+got = rec["over_answer"]
+assert got["raised"] is None and got["value"] == "halt", (
+    f"over the limit routed to {got['value']!r}, not 'halt' (raised: {got['raised']})")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -577,13 +689,30 @@ assert nudged, (
     f"the run ended after {len(api.requests)} model calls and none carried NUDGE; "
     "nudge on the first trip, halt only if it trips again")
 ### BEGIN HIDDEN TESTS
-assert len(api.requests) == 4 and nudged == [3], (
-    f"{len(api.requests)} model calls, nudge in requests {nudged}; expected the nudge after "
-    "the 3rd identical call and the halt after the 4th")
-assert out["halted"] is True and out["messages"][-1].content == HALT, (
-    "after the nudge the next repeat must halt with HALT and halted=True")
+from course.observe import record
+
+halted = out["halted"]
+last = out["messages"][-1].content
+sent = [r["messages"] for r in api.requests]
 out, api = guarded_run(graphs.STUCK_PLAN, True, repeat=2)
-assert len(api.requests) == 3, f"repeat=2: {len(api.requests)} model calls, expected 3"
+rec = record(requests=sent, halted=halted, last=last, repeat2_calls=len(api.requests))
+### JUDGE
+import json
+
+NUDGE = ("You have made this exact tool call several times and it returned the same "
+         "result. Change your approach, or answer with what you have.")
+HALT = "halted: the same tool call kept repeating after a nudge"
+reqs = rec["requests"]
+nudged = [i for i, r in enumerate(reqs) if NUDGE in json.dumps(r)]
+assert nudged, (
+    f"the run ended after {len(reqs)} model calls and none carried NUDGE; "
+    "nudge on the first trip, halt only if it trips again")
+assert len(reqs) == 4 and nudged == [3], (
+    f"{len(reqs)} model calls, nudge in requests {nudged}; expected the nudge after "
+    "the 3rd identical call and the halt after the 4th")
+assert rec["halted"] is True and rec["last"] == HALT, (
+    "after the nudge the next repeat must halt with HALT and halted=True")
+assert rec["repeat2_calls"] == 3, f"repeat=2: {rec['repeat2_calls']} model calls, expected 3"
 ### END HIDDEN TESTS
 
 # %% id="distinct_calls_pass" kind="tests" points=1
@@ -592,8 +721,22 @@ assert out["messages"][-1].content == "all delivered", (
     f"14 different lookups were stopped after {len(api.requests)} model calls; count "
     "identical calls (name + args), not steps: a long task is not a loop")
 ### BEGIN HIDDEN TESTS
-assert len(api.requests) == 15 and not out.get("halted"), "the 14-lookup task needs 15 calls"
-assert not any(NUDGE in json.dumps(r["messages"]) for r in api.requests), (
+from course.observe import record
+
+rec = record(last=out["messages"][-1].content, halted=out.get("halted"),
+             requests=[r["messages"] for r in api.requests])
+### JUDGE
+import json
+
+NUDGE = ("You have made this exact tool call several times and it returned the same "
+         "result. Change your approach, or answer with what you have.")
+reqs = rec["requests"]
+assert rec["last"] == "all delivered", (
+    f"14 different lookups were stopped after {len(reqs)} model calls; count "
+    "identical calls (name + args), not steps: a long task is not a loop")
+assert len(reqs) == 15 and not rec["halted"], (
+    f"the 14-lookup task needs 15 calls; it made {len(reqs)} (halted={rec['halted']!r})")
+assert not any(NUDGE in json.dumps(r) for r in reqs), (
     "a task with no repeated call must never be nudged")
 ### END HIDDEN TESTS
 
@@ -677,11 +820,21 @@ assert got == "Globex: 12 seats.", (
     f"globex was answered {got!r}, acme's cached answer; look up and store with "
     "namespace=state['tenant']")
 ### BEGIN HIDDEN TESTS
-assert calls == 1, f"globex's first question made {calls} model calls; a miss makes 1"
-assert ("What is my plan's seat limit?", "Acme: 50 seats.", "acme") in cache.puts, (
-    f"stores were {cache.puts}; acme's answer must be stored under namespace 'acme'")
-assert all(ns in ("acme", "globex") for _q, ns in cache.gets), (
-    f"lookups used namespaces {[ns for _q, ns in cache.gets]}; always the state's tenant")
+from course.observe import record
+
+rec = record(got=got, calls=calls, puts=cache.puts, gets=cache.gets)
+### JUDGE
+got = rec["got"]
+assert got == "Globex: 12 seats.", (
+    f"globex was answered {got!r}, acme's cached answer; look up and store with "
+    "namespace=state['tenant']")
+assert rec["calls"] == 1, f"globex's first question made {rec['calls']} model calls; a miss makes 1"
+puts = [tuple(p) for p in rec["puts"]]
+assert ("What is my plan's seat limit?", "Acme: 50 seats.", "acme") in puts, (
+    f"stores were {puts}; acme's answer must be stored under namespace 'acme'")
+namespaces = [ns for _q, ns in rec["gets"]]
+assert all(ns in ("acme", "globex") for ns in namespaces), (
+    f"lookups used namespaces {namespaces}; always the state's tenant")
 ### END HIDDEN TESTS
 
 # %% id="hit_skips_model" kind="tests" points=1
@@ -691,8 +844,17 @@ got, calls = ask(cache, "acme", "How do I rotate an API key?", ["a second model 
 assert calls == 0, (
     f"a repeated question made {calls} model call(s); on a hit, cache_route must go to END")
 ### BEGIN HIDDEN TESTS
-assert got == "Settings, then Keys, then Rotate.", f"the hit must answer the cached text; got {got!r}"
-got, calls = ask(cache, "acme", "How do I delete a user?", ["Admin, then Users."])
+from course.observe import record
+
+rec = record(hit=[got, calls], new=ask(cache, "acme", "How do I delete a user?",
+                                       ["Admin, then Users."]))
+### JUDGE
+got, calls = rec["hit"]
+assert calls == 0, (
+    f"a repeated question made {calls} model call(s); on a hit, cache_route must go to END")
+assert got == "Settings, then Keys, then Rotate.", (
+    f"the hit must answer the cached text; got {got!r}")
+got, calls = rec["new"]
 assert (got, calls) == ("Admin, then Users.", 1), f"a new question must miss: {got!r}, {calls}"
 ### END HIDDEN TESTS
 
@@ -821,10 +983,7 @@ assert full in saved and len(str(sent[0]["content"])) <= 2000, (
     f"a {len(full)}-char result reached the model as {len(str(sent[0]['content']))} chars; "
     "offload EVERY tool's long result in the node")
 ### BEGIN HIDDEN TESTS
-pointer = str(sent[0]["content"])
-assert "read_artifact" in pointer and any(os.path.join(root, f) in pointer
-                                           for f in os.listdir(root)), (
-    "the pointer must name the saved file's path and read_artifact")
+from course.observe import record
 
 
 def audit_log(day: str) -> str:
@@ -837,11 +996,25 @@ def small(day: str) -> str:
     return "x" * 2000
 
 
+first = {"sent": [str(r["content"]) for r in sent], "saved": saved,
+         "paths": [os.path.join(root, f) for f in os.listdir(root)]}
 root = tempfile.mkdtemp()
-sent = offload_run([("audit_log", {"day": "Mon"}), ("small", {"day": "Mon"})],
-                   [audit_log, small], root)
-assert len(str(sent[0]["content"])) <= 2000, "a tool added later must be offloaded too"
-assert sent[1]["content"] == "x" * 2000, "a result of exactly threshold chars passes unchanged"
+later = offload_run([("audit_log", {"day": "Mon"}), ("small", {"day": "Mon"})],
+                    [audit_log, small], root)
+rec = record(first=first, later=[r["content"] for r in later])
+### JUDGE
+from course.worlds import graphs
+
+full = graphs.big_report("A-1042")
+pointer = rec["first"]["sent"][0]
+assert full in rec["first"]["saved"] and len(pointer) <= 2000, (
+    f"a {len(full)}-char result reached the model as {len(pointer)} chars; "
+    "offload EVERY tool's long result in the node")
+assert "read_artifact" in pointer and any(p in pointer for p in rec["first"]["paths"]), (
+    "the pointer must name the saved file's path and read_artifact")
+later = rec["later"]
+assert len(str(later[0])) <= 2000, "a tool added later must be offloaded too"
+assert later[1] == "x" * 2000, "a result of exactly threshold chars passes unchanged"
 ### END HIDDEN TESTS
 
 # %% id="containment_through_node" kind="tests" points=2
@@ -868,11 +1041,29 @@ assert len(window) > 2000 and "line 200" in window, (
     f"a 400-line window came back as {len(window)} chars: never offload read_artifact's "
     "own result, or reading a file yields another file")
 ### BEGIN HIDDEN TESTS
-assert all(str(r["content"]).startswith("Error:") for r in refusals), (
-    f"refusals must start with 'Error:'; got {[str(r['content'])[:40] for r in refusals]}")
+from course.observe import outcome, record
+
 os.symlink(root + "-evil/secret.txt", os.path.join(root, "link.txt"))
-assert reader("link.txt").startswith("Error:"), "a symlink inside root pointing out must be refused"
-assert reader("missing.txt").startswith("Error:"), "a missing file is an Error: string, not a raise"
+rec = record(refusals=[str(r["content"]) for r in refusals], window=window,
+             link=outcome(reader, "link.txt"), missing=outcome(reader, "missing.txt"))
+### JUDGE
+refusals = rec["refusals"]
+leaked = [r for r in refusals if "s3cr3t" in r]
+assert not leaked, (
+    f"read_artifact returned a file outside root through the tool node ({len(leaked)} of "
+    f"{len(refusals)}); resolve with realpath and check it is INSIDE root, not startswith")
+window = rec["window"]
+assert len(window) > 2000 and "line 200" in window, (
+    f"a 400-line window came back as {len(window)} chars: never offload read_artifact's "
+    "own result, or reading a file yields another file")
+assert all(r.startswith("Error:") for r in refusals), (
+    f"refusals must start with 'Error:'; got {[r[:40] for r in refusals]}")
+link = rec["link"]
+assert link["raised"] is None and str(link["value"]).startswith("Error:"), (
+    f"a symlink inside root pointing out must be refused with an Error: string; got {link}")
+missing = rec["missing"]
+assert missing["raised"] is None and str(missing["value"]).startswith("Error:"), (
+    f"a missing file is an Error: string, not a raise; got {missing}")
 assert window.startswith("line 10\nline 11") and window.endswith("line 409"), (
     "read_artifact inside root must return lines offset..offset+limit")
 ### END HIDDEN TESTS
