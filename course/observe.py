@@ -29,7 +29,8 @@ RECORD_MIME = "application/vnd.owning-the-agent-loop.record+json"
 
 def _plain(value: Any, depth: int = 0) -> Any:
     """``value`` as JSON-ready data: tuples and sets become lists (sets sorted), SDK models
-    and dataclasses become dicts, exceptions become ``{"type", "message"}``, floats that
+    and dataclasses become dicts, numpy values become numbers and lists, exceptions become
+    ``{"type", "message"}``, floats that
     JSON cannot carry become strings; anything else becomes its ``repr``."""
     if depth > 60:
         return "<nested too deeply>"
@@ -46,6 +47,8 @@ def _plain(value: Any, depth: int = 0) -> Any:
         return sorted(items, key=lambda x: json.dumps(x, sort_keys=True))
     if isinstance(value, BaseException):
         return {"type": type(value).__name__, "message": str(value)}
+    if type(value).__module__ == "numpy" and callable(getattr(value, "tolist", None)):
+        return _plain(value.tolist(), depth + 1)  # numpy scalars and arrays, as numbers
     dump = getattr(value, "model_dump", None)  # the SDK's pydantic models
     if callable(dump):
         return _plain(dump(mode="json", exclude_none=False), depth + 1)

@@ -100,6 +100,9 @@ def test_record_is_plain_json_and_an_always_equal_object_loses_its_trick():
     assert rec["e"] == {"type": "ValueError", "message": "bad"}
     assert type(rec["sly"]) is str and rec["sly"] != "anything"
     assert rec["nan"] == "nan" and rec["obj"] == repr(object)
+    import numpy as np
+
+    assert observe.record(n=np.int64(3), a=np.array([[1.5, 2]])) == {"n": 3, "a": [[1.5, 2.0]]}
 
 
 def test_outcome_keeps_what_was_raised_and_lets_the_stub_through():

@@ -396,13 +396,28 @@ assert isinstance(_out[3], str), (
     "four identical search_docs calls (state changing each time) did not trip; count "
     "fingerprint(tool, args) over the run and trip when the count exceeds repeat")
 ### BEGIN HIDDEN TESTS
-assert "search_docs" in _out[3], (
-    f"the repeat nudge must name the tool it repeats, got: {_out[3]!r}")
-assert _g.trips == 1, f"one nudge was given but trips is {_g.trips}"
+from course.observe import record
+
 _g5 = LoopGuard(repeat=5)
-_out5 = [_g5.check("get_order", {"id": "A-17"}, {"t": i}) is not None for i in range(6)]
-assert _out5 == [False] * 5 + [True], (
-    f"with repeat=5 the sixth identical call must be the first to trip, got {_out5}; "
+_out5 = [_g5.check("get_order", {"id": "A-17"}, {"t": i}) for i in range(6)]
+rec = record(first=LoopGuard().check("get_order", {"id": "A-17"}, {"t": 0}),
+             out=_out, trips=_g.trips, out5=_out5)
+### JUDGE
+assert rec["first"] is None, "a first call can never be a repeat"
+out = rec["out"]
+first = next((n for n, v in enumerate(out, start=1) if v is not None), None)
+assert out[:3] == [None, None, None], (
+    f"the identical call tripped on call {first}; repeat=3 allows three identical calls, "
+    "so compare the count with >, not >=")
+assert isinstance(out[3], str), (
+    "four identical search_docs calls (state changing each time) did not trip; count "
+    "fingerprint(tool, args) over the run and trip when the count exceeds repeat")
+assert "search_docs" in out[3], (
+    f"the repeat nudge must name the tool it repeats, got: {out[3]!r}")
+assert rec["trips"] == 1, f"one nudge was given but trips is {rec['trips']}"
+out5 = [v is not None for v in rec["out5"]]
+assert out5 == [False] * 5 + [True], (
+    f"with repeat=5 the sixth identical call must be the first to trip, got {out5}; "
     "use the repeat argument, not a hard-coded 3")
 ### END HIDDEN TESTS
 
@@ -419,18 +434,31 @@ assert isinstance(_ab[2], str), (
     "read, write, read with the world frozen did not trip on the third step; count "
     "fingerprint(state) and trip when the count exceeds cycle")
 ### BEGIN HIDDEN TESTS
-assert "cycl" in _ab[2].lower(), (
-    f"the third step tripped, but not as a cycle (expected the word 'cycling'): {_ab[2]!r}; "
-    "no call repeated more than twice here, so only the state fingerprint should fire")
+from course.observe import record
+
 _g = LoopGuard()
 _moving = [_g.check(_t, {"path": "config.yaml"}, {"mtime": _i})
            for _i, _t in enumerate(("read_file", "write_file", "read_file"))]
-assert _moving == [None, None, None], (
-    f"the same three calls with the file changing each time must not trip, got {_moving}")
 _g = LoopGuard(cycle=4)
-_out = [_g.check(f"poll_{_i}", {}, {"queue": "empty"}) is not None for _i in range(5)]
-assert _out == [False] * 4 + [True], (
-    f"with cycle=4 the fifth identical state must be the first to trip, got {_out}")
+_polls = [_g.check(f"poll_{_i}", {}, {"queue": "empty"}) for _i in range(5)]
+rec = record(first=LoopGuard().check("read_file", {"path": "a.txt"}, {"a.txt": 1}),
+             ab=_ab, moving=_moving, polls=_polls)
+### JUDGE
+assert rec["first"] is None, "a first state can never be a cycle"
+ab = rec["ab"]
+assert ab[:2] == [None, None], (
+    f"read_file/write_file tripped early: {ab[:2]}; cycle=2 allows the same state twice")
+assert isinstance(ab[2], str), (
+    "read, write, read with the world frozen did not trip on the third step; count "
+    "fingerprint(state) and trip when the count exceeds cycle")
+assert "cycl" in ab[2].lower(), (
+    f"the third step tripped, but not as a cycle (expected the word 'cycling'): {ab[2]!r}; "
+    "no call repeated more than twice here, so only the state fingerprint should fire")
+assert rec["moving"] == [None, None, None], (
+    f"the same three calls with the file changing each time must not trip, got {rec['moving']}")
+polls = [v is not None for v in rec["polls"]]
+assert polls == [False] * 4 + [True], (
+    f"with cycle=4 the fifth identical state must be the first to trip, got {polls}")
 ### END HIDDEN TESTS
 
 # %% id="stall_counts_from_best" kind="tests" points=2
@@ -446,24 +474,37 @@ assert _fl[:7] == [None] * 7 and isinstance(_fl[7], str), (
     f"{['trip' if v else None for v in _fl]}. Count steps since the BEST value, not since "
     "the value last changed")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
 _g = LoopGuard()
 _st = [_g.check(f"edit_{i}", {"i": i}, {"step": i}, progress=3.0) for i in range(8)]
-assert _st[:7] == [None] * 7, (
-    f"flat progress tripped too early: {_st[:7]}; stall=6 allows six steps without a gain "
-    "after the first reading")
-assert isinstance(_st[7], str) and "progress" in _st[7].lower(), (
-    f"seven steps without beating progress 3.0 must trip with a message about progress, "
-    f"got {_st[7]!r}")
 _g = LoopGuard()
 _gap = [_g.check(f"probe_{i}", {"i": i}, {"rev": i}, progress=p)
         for i, p in enumerate([5.0, 4.0, None, 4.0, None, 4.0, 4.0, None, 4.0, 4.0, 4.0])]
-assert _gap[:10] == [None] * 10 and isinstance(_gap[10], str), (
-    "progress=None neither resets nor adds to the stall count: 7 measured flat steps after "
-    f"the best 5.0 trip on the 7th; got {['trip' if v else None for v in _gap]}")
 _g = LoopGuard()
 _inch = [_g.check(f"step_{i}", {"i": i}, {"rev": i}, progress=float(i // 7))
          for i in range(35)]
-assert all(v is None for v in _inch), (
+rec = record(first=LoopGuard().check("run_tests", {}, {"rev": 0}, progress=10.0),
+             flap=_fl, flat=_st, gap=_gap, inch=_inch)
+### JUDGE
+assert rec["first"] is None, "a first progress reading can never be a stall"
+fl = rec["flap"]
+assert fl[:7] == [None] * 7 and isinstance(fl[7], str), (
+    f"progress flapped 14, 13, 14, 12, ... never beating 14, so the run stalled at step 8; got "
+    f"{['trip' if v else None for v in fl]}. Count steps since the BEST value, not since "
+    "the value last changed")
+st = rec["flat"]
+assert st[:7] == [None] * 7, (
+    f"flat progress tripped too early: {st[:7]}; stall=6 allows six steps without a gain "
+    "after the first reading")
+assert isinstance(st[7], str) and "progress" in st[7].lower(), (
+    f"seven steps without beating progress 3.0 must trip with a message about progress, "
+    f"got {st[7]!r}")
+gap = rec["gap"]
+assert gap[:10] == [None] * 10 and isinstance(gap[10], str), (
+    "progress=None neither resets nor adds to the stall count: 7 measured flat steps after "
+    f"the best 5.0 trip on the 7th; got {['trip' if v else None for v in gap]}")
+assert len(rec["inch"]) == 35 and all(v is None for v in rec["inch"]), (
     "progress improved every 7th step (six flat steps in between) and the guard still "
     "tripped; any new best must reset the count")
 ### END HIDDEN TESTS
@@ -482,29 +523,45 @@ assert _g.halted is False, (
     "the first trip set halted: nudge first and halt only if the nudge fails; halting on "
     "the first trip turns a recoverable run into a failed one")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
 from course.worlds import loops as _loops
 
-assert _g.trips == 1, f"after the first nudge trips must be 1, got {_g.trips}"
-assert _g.check("search_docs", {"q": "order A-17"}, {"tick": 99}) is None, (
+_after_nudge = {"trips": _g.trips, "halted": _g.halted}
+_next = _g.check("search_docs", {"q": "order A-17"}, {"tick": 99})
+_after_next = {"trips": _g.trips, "halted": _g.halted}
+_listening = _loops.run_guarded(LoopGuard(), listens=True)
+_g = LoopGuard()
+_deaf = _loops.run_guarded(_g, listens=False)
+rec = record(new_halted=LoopGuard().halted, said=_said, after_nudge=_after_nudge,
+             next=_next, after_next=_after_next, listening=_listening,
+             deaf=_deaf, deaf_trips=_g.trips)
+### JUDGE
+assert rec["new_halted"] is False, "a new guard must not start halted"
+assert isinstance(rec["said"], str), "ten identical calls never produced a nudge"
+assert rec["after_nudge"]["halted"] is False, (
+    "the first trip set halted: nudge first and halt only if the nudge fails; halting on "
+    "the first trip turns a recoverable run into a failed one")
+assert rec["after_nudge"]["trips"] == 1, (
+    f"after the first nudge trips must be 1, got {rec['after_nudge']['trips']}")
+assert rec["next"] is None, (
     "after a nudge, a new call in a new state must get None: the run goes on")
-assert _g.halted is False, "halted was set without the step cap being reached"
+assert rec["after_next"]["halted"] is False, "halted was set without the step cap being reached"
 
-_rep = _loops.run_guarded(LoopGuard(), listens=True)
-assert _rep.outcome == "answered", (
+rep = rec["listening"]
+assert rep["outcome"] == "answered", (
     f"a model that changes approach after one nudge must be allowed to finish; the run "
-    f"ended {_rep.outcome!r}: {_rep.text!r}")
-assert len(_rep.nudges) == 1, f"expected exactly one nudge, got {_rep.nudges}"
-_sent = [t for t in _rep.told if t.is_error]
-assert len(_sent) == 1 and _sent[0].output == _rep.nudges[0], (
+    f"ended {rep['outcome']!r}: {rep['text']!r}")
+assert len(rep["nudges"]) == 1, f"expected exactly one nudge, got {rep['nudges']}"
+sent = [t for t in rep["told"] if t["is_error"]]
+assert len(sent) == 1 and sent[0]["output"] == rep["nudges"][0], (
     "the nudge did not reach the model as the tool's (error) output")
 
-_g = LoopGuard()
-_rep = _loops.run_guarded(_g, listens=False)
-assert _rep.outcome == "halted" and len(_rep.nudges) == 1 and _g.trips == 2, (
+rep = rec["deaf"]
+assert rep["outcome"] == "halted" and len(rep["nudges"]) == 1 and rec["deaf_trips"] == 2, (
     f"a model that ignores the nudge must get one nudge and be halted at the second trip; "
-    f"outcome {_rep.outcome!r}, nudges {len(_rep.nudges)}, trips {_g.trips}")
-assert _rep.tool_calls <= 8, (
-    f"the deaf model made {_rep.tool_calls} tool calls before the guard stopped it")
+    f"outcome {rep['outcome']!r}, nudges {len(rep['nudges'])}, trips {rec['deaf_trips']}")
+assert rep["tool_calls"] <= 8, (
+    f"the deaf model made {rep['tool_calls']} tool calls before the guard stopped it")
 ### END HIDDEN TESTS
 
 # %% id="step_cap_halts_without_raising" kind="tests" points=2
@@ -522,20 +579,49 @@ except Exception as _exc:
         "the reason as a string, so the harness can return a partial report") from None
 assert _g.halted is True, "the third call with max_steps=2 must set halted"
 ### BEGIN HIDDEN TESTS
-assert isinstance(_cap, str) and "step cap" in _cap.lower(), (
-    f"the halt message must say 'step cap', got {_cap!r}")
+from course.observe import outcome, record
+
+_g = LoopGuard(max_steps=2)
+_within = [_g.check(f"t{i}", {}, {"s": i}) for i in range(2)]
+_small = {"within": _within, "halted_before": _g.halted,
+          "cap": outcome(_g.check, "t2", {}, {"s": 2}), "halted_after": _g.halted}
 _g = LoopGuard()
 _ok = [_g.check(f"tool_{i}", {"i": i}, {"step": i}, progress=float(i)) for i in range(40)]
-assert _ok == [None] * 40 and not _g.halted, "40 healthy calls are within the default cap"
-try:
-    _cap = _g.check("tool_40", {"i": 40}, {"step": 40}, progress=40.0)
-except Exception as _exc:
-    raise AssertionError(f"check raised {type(_exc).__name__} on call 41") from None
-assert _g.halted and isinstance(_cap, str), "call 41 must halt with the default max_steps=40"
-assert _g.trips == 0, f"the step cap is not a trip (no nudge was given), but trips is {_g.trips}"
-_again = _g.check("tool_41", {"i": 41}, {"step": 41})
-assert _g.halted and isinstance(_again, str) and "step cap" in _again.lower(), (
-    f"after halted, check must return the step-cap message again, got {_again!r}")
+_default = {"ok": _ok, "halted_before": _g.halted,
+            "cap": outcome(_g.check, "tool_40", {"i": 40}, {"step": 40}, progress=40.0),
+            "halted_after": _g.halted, "trips": _g.trips}
+_default["again"] = outcome(_g.check, "tool_41", {"i": 41}, {"step": 41})
+_default["halted_again"] = _g.halted
+rec = record(one=LoopGuard(max_steps=1).check("ping", {}, {"n": 0}), small=_small,
+             default=_default)
+### JUDGE
+assert rec["one"] is None, "the first of max_steps=1 calls is allowed"
+small = rec["small"]
+assert small["within"] == [None, None], "two varied calls within max_steps=2 must pass"
+assert small["halted_before"] is False, "halted was set before the step cap"
+raised = small["cap"]["raised"]
+assert raised is None, (
+    f"check raised {raised and raised['type']} at the step cap; set halted = True and return "
+    "the reason as a string, so the harness can return a partial report")
+assert small["halted_after"] is True, "the third call with max_steps=2 must set halted"
+cap = small["cap"]["value"]
+assert isinstance(cap, str) and "step cap" in cap.lower(), (
+    f"the halt message must say 'step cap', got {cap!r}")
+
+d = rec["default"]
+assert d["ok"] == [None] * 40 and not d["halted_before"], (
+    "40 healthy calls are within the default cap")
+raised = d["cap"]["raised"]
+assert raised is None, f"check raised {raised and raised['type']} on call 41"
+assert d["halted_after"] and isinstance(d["cap"]["value"], str), (
+    "call 41 must halt with the default max_steps=40")
+assert d["trips"] == 0, (
+    f"the step cap is not a trip (no nudge was given), but trips is {d['trips']}")
+again = d["again"]["value"]
+assert d["again"]["raised"] is None, (
+    f"check raised {d['again']['raised']['type']} after halted; it must never raise")
+assert d["halted_again"] and isinstance(again, str) and "step cap" in again.lower(), (
+    f"after halted, check must return the step-cap message again, got {again!r}")
 ### END HIDDEN TESTS
 
 # %% id="no_false_positive_on_progress" kind="tests" points=2
@@ -552,10 +638,24 @@ assert all(v is None for v in _searches) and _g.trips == 0, (
     f"tripped: {[v for v in _searches if v][:1]}. The call fingerprint must cover the "
     "arguments, not only the tool name")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
+_searches_trips = _g.trips
 _g = LoopGuard()
 _varied = [_g.check(f"tool_{i}", {"i": i}, {"step": i}, progress=float(i)) for i in range(12)]
-assert all(v is None for v in _varied) and _g.trips == 0, (
-    f"12 varied, progressing steps tripped: {[v for v in _varied if v]}")
+rec = record(first=LoopGuard().check("tool_0", {"i": 0}, {"step": 0}, progress=0.0),
+             searches=_searches, searches_trips=_searches_trips,
+             varied=_varied, varied_trips=_g.trips)
+### JUDGE
+assert rec["first"] is None, "a first call with progress can never trip"
+searches = rec["searches"]
+assert len(searches) == 12 and all(v is None for v in searches) and rec["searches_trips"] == 0, (
+    "search_docs called with 12 DIFFERENT queries while progress rose, and the guard "
+    f"tripped: {[v for v in searches if v][:1]}. The call fingerprint must cover the "
+    "arguments, not only the tool name")
+varied = rec["varied"]
+assert len(varied) == 12 and all(v is None for v in varied) and rec["varied_trips"] == 0, (
+    f"12 varied, progressing steps tripped: {[v for v in varied if v]}")
 ### END HIDDEN TESTS
 
 # %% id="fingerprint_ignores_key_order" kind="tests" points=1
@@ -578,12 +678,23 @@ assert _trace(_mixed) == _trace(_same), (
     "the same arguments with keys in another order counted as different calls; fingerprint "
     "with sorted keys (nested dicts too)")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
 _states = [{"mtime": 1, "size": 40, "meta": {"a": 1, "b": 2}},
            {"meta": {"b": 2, "a": 1}, "size": 40, "mtime": 1}]
 _frozen = [(t, {"path": "x"}, dict(_states[0])) for t in ("read_file", "write_file") * 2]
 _shuffled = [(t, {"path": "x"}, _states[i % 2])
              for i, t in enumerate(("read_file", "write_file") * 2)]
-assert _trace(_shuffled) == _trace(_frozen), (
+rec = record(first=LoopGuard().check("search_docs", {"q": "refunds", "limit": 5}, {"step": 0}),
+             same=_trace(_same), mixed=_trace(_mixed),
+             frozen=_trace(_frozen), shuffled=_trace(_shuffled))
+### JUDGE
+assert rec["first"] is None, "a first call can never be a repeat"
+assert any(rec["same"]), "six identical calls never tripped"
+assert rec["mixed"] == rec["same"], (
+    "the same arguments with keys in another order counted as different calls; fingerprint "
+    "with sorted keys (nested dicts too)")
+assert rec["shuffled"] == rec["frozen"], (
     "the same state with its keys in a different order was counted as a different state")
 ### END HIDDEN TESTS
 
@@ -617,9 +728,15 @@ _plain = _run(lambda: {"since": "2025-03-01T09:30", "amount": "19.99"},
               lambda i: {"as_of": i})
 assert any(_plain), "six identical calls never tripped"
 ### BEGIN HIDDEN TESTS
-assert _odd == _plain, (
-    f"identical calls carrying a datetime, a Decimal and a path tripped as {_odd}, but the "
-    f"same calls with plain values tripped as {_plain}")
+from course.observe import record
+
+rec = record(first=LoopGuard().check("ping", {"n": 1}, {"ok": True}), odd=_odd, plain=_plain)
+### JUDGE
+assert rec["first"] is None, "a first call can never trip"
+assert any(rec["plain"]), "six identical calls never tripped"
+assert rec["odd"] == rec["plain"], (
+    f"identical calls carrying a datetime, a Decimal and a path tripped as {rec['odd']}, but "
+    f"the same calls with plain values tripped as {rec['plain']}")
 ### END HIDDEN TESTS
 
 # %% [markdown] kind="readonly" id="explain_prompt"

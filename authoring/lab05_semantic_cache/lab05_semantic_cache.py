@@ -517,22 +517,36 @@ assert got is None, (
     f"globex asked acme's question and was served acme's answer {got!r}: a lookup must "
     "search only the asking tenant's namespace")
 ### BEGIN HIDDEN TESTS
-assert cache.get(q, namespace="acme") == sc.TENANT_ANSWERS["acme"], (
-    "acme's own identical question must still hit in acme's namespace")
+from course.observe import record
+
+_acme_first = cache.get(q, namespace="acme")
 cache.put(q, sc.TENANT_ANSWERS["globex"], namespace="globex")
+_own = {_tenant: cache.get(q, namespace=_tenant) for _tenant in ("acme", "globex")}
+_strangers = {_s: cache.get(q, namespace=_s) for _s in ("initech", "default")}
+cache.put("What payment methods do you accept?", "Cards and bank transfer.")
+rec = record(globex_first=got, acme_first=_acme_first, own=_own, strangers=_strangers,
+             default_in_acme=cache.get("What payment methods do you accept?", namespace="acme"),
+             default=cache.get("What payment methods do you accept?"))
+### JUDGE
+from course.worlds import semantic_cache as sc
+
+assert rec["globex_first"] is None, (
+    f"globex asked acme's question and was served acme's answer {rec['globex_first']!r}: a "
+    "lookup must search only the asking tenant's namespace")
+assert rec["acme_first"] == sc.TENANT_ANSWERS["acme"], (
+    "acme's own identical question must still hit in acme's namespace")
 for tenant in ("acme", "globex"):
-    own = cache.get(q, namespace=tenant)
+    own = rec["own"][tenant]
     assert own == sc.TENANT_ANSWERS[tenant], (
         f"two tenants stored different answers to the same question; {tenant} got {own!r} "
         "instead of its own: the namespace must be part of the key")
 for stranger in ("initech", "default"):
-    leaked = cache.get(q, namespace=stranger)
+    leaked = rec["strangers"][stranger]
     assert leaked is None, (
         f"namespace {stranger!r} stored nothing but was served {leaked!r}: cross-tenant match")
-cache.put("What payment methods do you accept?", "Cards and bank transfer.")
-assert cache.get("What payment methods do you accept?", namespace="acme") is None, (
+assert rec["default_in_acme"] is None, (
     "an entry stored in the default namespace leaked into tenant 'acme'")
-assert cache.get("What payment methods do you accept?") == "Cards and bank transfer.", (
+assert rec["default"] == "Cards and bank transfer.", (
     "namespace defaults to 'default' for both put and get")
 ### END HIDDEN TESTS
 
@@ -549,36 +563,50 @@ assert got is None, (
     f"served {got!r} 3601 s after storing with ttl=3600: entries older than the TTL "
     "must never be returned (read the injected clock, not time.time)")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
+_seen = {"visible_3601": got}
 t = FakeClock(start=50_000.0)
 hour = SemanticCache(ttl=3600, embed=sc.embed, clock=t)
 hour.put("What is your refund policy?", "Refunds are possible for a month.")
 t.advance(3599)
-assert hour.get("What is your refund policy?") == "Refunds are possible for a month.", (
-    "an entry 3599 s old with ttl=3600 is still valid and must hit")
+_seen["refund_3599"] = hour.get("What is your refund policy?")
 hour.put("How do I contact support?", "Use the Help button.")
 t.advance(2)
-assert hour.get("What is your refund policy?") is None, (
-    "the refund entry is now 3601 s old (ttl=3600) and must be a miss")
-assert hour.get("How do I contact support?") == "Use the Help button.", (
-    "expiry is per entry: the support entry is 2 s old and must still hit; do not flush "
-    "the whole cache when one entry expires")
+_seen["refund_3601"] = hour.get("What is your refund policy?")
+_seen["support_2"] = hour.get("How do I contact support?")
 hour.put("What is your refund policy?", "Refunds within 14 days.")
-assert hour.get("What is your refund policy?") == "Refunds within 14 days.", (
-    "storing the question again after it expired must give the new, fresh answer")
+_seen["refund_again"] = hour.get("What is your refund policy?")
 
 t = FakeClock(start=0.0)
 minute = SemanticCache(ttl=60, embed=sc.embed, clock=t)
 minute.put("What payment methods do you accept?", "Cards and bank transfer.")
 t.advance(59)
-assert minute.get("What payment methods do you accept?") is not None, "ttl=60: 59 s is live"
+_seen["minute_59"] = minute.get("What payment methods do you accept?")
 t.advance(2)
-assert minute.get("What payment methods do you accept?") is None, (
-    "ttl=60 was ignored: an entry 61 s old was served")
+_seen["minute_61"] = minute.get("What payment methods do you accept?")
 t = FakeClock(start=100.0)
 edge = SemanticCache(ttl=60, embed=sc.embed, clock=t)
 edge.put("What payment methods do you accept?", "Cards and bank transfer.")
 t.advance(60)
-assert edge.get("What payment methods do you accept?") is None, (
+_seen["edge_60"] = edge.get("What payment methods do you accept?")
+rec = record(**_seen)
+### JUDGE
+assert rec["visible_3601"] is None, (
+    f"served {rec['visible_3601']!r} 3601 s after storing with ttl=3600: entries older than "
+    "the TTL must never be returned (read the injected clock, not time.time)")
+assert rec["refund_3599"] == "Refunds are possible for a month.", (
+    "an entry 3599 s old with ttl=3600 is still valid and must hit")
+assert rec["refund_3601"] is None, (
+    "the refund entry is now 3601 s old (ttl=3600) and must be a miss")
+assert rec["support_2"] == "Use the Help button.", (
+    "expiry is per entry: the support entry is 2 s old and must still hit; do not flush "
+    "the whole cache when one entry expires")
+assert rec["refund_again"] == "Refunds within 14 days.", (
+    "storing the question again after it expired must give the new, fresh answer")
+assert rec["minute_59"] is not None, "ttl=60: 59 s is live"
+assert rec["minute_61"] is None, "ttl=60 was ignored: an entry 61 s old was served"
+assert rec["edge_60"] is None, (
     "an entry exactly ttl=60 s old was served; it is live only while its age is below ttl")
 ### END HIDDEN TESTS
 
@@ -589,7 +617,9 @@ assert cacheable("what is my balance", "$12.40") is False, (
 assert cacheable("What is your refund policy?", "Refunds within 30 days.") is True, (
     "'your refund policy' was refused: match whole words, 'your' does not contain 'our'")
 ### BEGIN HIDDEN TESTS
-refuse = {
+from course.observe import record
+
+_refuse = {
     "user-specific": ["Show my last three invoices", "When does our contract renew?",
                       "Is this laptop mine to keep?", "What is My Balance?"],
     "time-sensitive": ["is the API up right now", "What is the exchange rate today?",
@@ -598,19 +628,32 @@ refuse = {
     "identifier": ["Where is order 48213?", "Please resend invoice INV-20931",
                    "Why was ticket #5521 closed?"],
 }
-for kind, questions in refuse.items():
-    for asked in questions:
-        assert cacheable(asked, "A generic answer.") is False, (
-            f"cacheable({asked!r}) returned True; a {kind} question must never be stored")
-assert cacheable("Where can I download invoices?",
-                 "Invoice 20931 is under Billing > Invoices.") is False, (
+_allow = ["how do I rotate an API key", "What is your refund policy?", "Is YOUR SLA known?",
+          "How do I export a report to CSV?", "Which payment methods do you accept?",
+          "How do I set up single sign-on?"]
+rec = record(
+    balance=cacheable("what is my balance", "$12.40"),
+    your_policy=cacheable("What is your refund policy?", "Refunds within 30 days."),
+    refused={_kind: [[_q, cacheable(_q, "A generic answer.")] for _q in _qs]
+             for _kind, _qs in _refuse.items()},
+    answer_id=cacheable("Where can I download invoices?",
+                        "Invoice 20931 is under Billing > Invoices."),
+    allowed=[[_q, cacheable(_q, "Go to Settings and follow the steps.")] for _q in _allow])
+### JUDGE
+assert rec["balance"] is False, (
+    "'what is my balance' is specific to one user; storing it serves their balance to the "
+    "next person who asks")
+assert rec["your_policy"] is True, (
+    "'your refund policy' was refused: match whole words, 'your' does not contain 'our'")
+for kind, results in rec["refused"].items():
+    for asked, said in results:
+        assert said is False, (
+            f"cacheable({asked!r}) returned {said!r}; a {kind} question must never be stored")
+assert rec["answer_id"] is False, (
     "an answer quoting an identifier (20931) was read from one customer's data: not cacheable")
-allow = ["how do I rotate an API key", "What is your refund policy?", "Is YOUR SLA known?",
-         "How do I export a report to CSV?", "Which payment methods do you accept?",
-         "How do I set up single sign-on?"]
-for asked in allow:
-    assert cacheable(asked, "Go to Settings and follow the steps.") is True, (
-        f"cacheable({asked!r}) returned False: a generic how-to question with a generic "
+for asked, said in rec["allowed"]:
+    assert said is True, (
+        f"cacheable({asked!r}) returned {said!r}: a generic how-to question with a generic "
         "answer is exactly what the cache is for")
 ### END HIDDEN TESTS
 
@@ -621,26 +664,45 @@ from course.worlds import semantic_cache as sc
 cache = SemanticCache(embed=sc.embed, clock=FakeClock())
 assert cache.hit_rate == 0.0, "before any lookup the hit rate is 0.0 (not a ZeroDivisionError)"
 ### BEGIN HIDDEN TESTS
-assert cache.get("Is my data encrypted at rest?") is None, "an empty cache is a miss"
+from course.observe import record
+
+
+def _counts(c):
+    return [getattr(v, "item", lambda v=v: v)() for v in (c.hits, c.misses, c.hit_rate)]
+
+
+_before = _counts(cache)
+_empty = cache.get("Is my data encrypted at rest?")
 cache.put("Is my data encrypted at rest?", "Yes, with AES-256.")
 cache.put("How do I reset my password?", "Use the 'Forgot password' link.")
-assert (cache.hits, cache.misses) == (0, 1), (
-    f"after 1 lookup on an empty cache and 2 puts: hits={cache.hits} misses={cache.misses}; "
-    "put is not a lookup and must not touch the counters")
-outcomes = [
-    cache.get("Is my data encrypted at rest?"),         # hit: same words
-    cache.get("how do i reset my password"),            # hit: cosine 0.994
-    cache.get("Transfer 100 euros to savings"),         # miss: never stored
-    cache.get("What are the API rate limits?"),         # miss: never stored
-    cache.get("How do I reset my password?"),           # hit: same words
+_after_puts = _counts(cache)
+_outcomes = [
+    cache.get("Is my data encrypted at rest?"),
+    cache.get("how do i reset my password"),
+    cache.get("Transfer 100 euros to savings"),
+    cache.get("What are the API rate limits?"),
+    cache.get("How do I reset my password?"),
 ]
-assert [o is not None for o in outcomes] == [True, True, False, False, True], (
-    f"expected hit, hit, miss, miss, hit; got {[o is not None for o in outcomes]}")
-assert (cache.hits, cache.misses) == (3, 3), (
-    f"hits={cache.hits} misses={cache.misses}; expected 3 hits and 3 misses (every get "
+rec = record(before=_before, empty=_empty, after_puts=_after_puts, outcomes=_outcomes,
+             after=_counts(cache))
+### JUDGE
+rate0 = rec["before"][2]
+assert isinstance(rate0, int | float) and rate0 == 0.0, (
+    f"before any lookup the hit rate is 0.0 (not a ZeroDivisionError); got {rate0!r}")
+assert rec["empty"] is None, "an empty cache is a miss"
+hits, misses, _ = rec["after_puts"]
+assert (hits, misses) == (0, 1), (
+    f"after 1 lookup on an empty cache and 2 puts: hits={hits} misses={misses}; "
+    "put is not a lookup and must not touch the counters")
+served = [o is not None for o in rec["outcomes"]]
+assert served == [True, True, False, False, True], (
+    f"expected hit, hit, miss, miss, hit; got {served}")
+hits, misses, rate = rec["after"]
+assert (hits, misses) == (3, 3), (
+    f"hits={hits} misses={misses}; expected 3 hits and 3 misses (every get "
     "counts exactly once)")
-assert abs(cache.hit_rate - 0.5) < 1e-12, (
-    f"hit_rate={cache.hit_rate}; 3 hits in 6 lookups is 0.5 (hits / (hits + misses))")
+assert isinstance(rate, int | float) and abs(rate - 0.5) < 1e-12, (
+    f"hit_rate={rate}; 3 hits in 6 lookups is 0.5 (hits / (hits + misses))")
 ### END HIDDEN TESTS
 
 # %% id="default_threshold" kind="tests" points=1
@@ -654,22 +716,35 @@ assert got is None, (
     f"with the default threshold, 'Tuesday' was served Monday's answer {got!r} (cosine "
     "0.969): the default is 0.98, and 0.95 ships this false hit")
 ### BEGIN HIDDEN TESTS
-just_below = [("Show the invoice for January 2024", "Show the invoice for January 2025"),
-              ("Limit the API to 60 requests per minute",
-               "Limit the API to 600 requests per minute"),
-              ("Refund the order placed on 12 April", "Refund the order placed on 21 April")]
-for stored_q, asked_q in just_below:
+from course.observe import record
+
+_just_below = [("Show the invoice for January 2024", "Show the invoice for January 2025"),
+               ("Limit the API to 60 requests per minute",
+                "Limit the API to 600 requests per minute"),
+               ("Refund the order placed on 12 April", "Refund the order placed on 21 April")]
+_close = [("How do I export my data to CSV?", "How do I export my data to CSV"),
+          ("How do I reset my password?", "how do i reset my password")]
+
+
+def _ask(stored_q, asked_q, answer):
     fresh = SemanticCache(embed=sc.embed, clock=FakeClock())
-    fresh.put(stored_q, f"<answer for {stored_q}>")
-    wrong = fresh.get(asked_q)
+    fresh.put(stored_q, answer)
+    return [stored_q, asked_q, fresh.get(asked_q)]
+
+
+rec = record(monday=got,
+             below=[_ask(_s, _a, f"<answer for {_s}>") for _s, _a in _just_below],
+             close=[_ask(_s, _a, "<stored>") for _s, _a in _close])
+### JUDGE
+assert rec["monday"] is None, (
+    f"with the default threshold, 'Tuesday' was served Monday's answer {rec['monday']!r} "
+    "(cosine 0.969): the default is 0.98, and 0.95 ships this false hit")
+for stored_q, asked_q, wrong in rec["below"]:
     assert wrong is None, (
         f"default threshold served {asked_q!r} the answer to {stored_q!r} (cosine 0.95 to "
         "0.97): keep the 0.98 default")
-for stored_q, asked_q in [("How do I export my data to CSV?", "How do I export my data to CSV"),
-                          ("How do I reset my password?", "how do i reset my password")]:
-    fresh = SemanticCache(embed=sc.embed, clock=FakeClock())
-    fresh.put(stored_q, "<stored>")
-    assert fresh.get(asked_q) == "<stored>", (
+for stored_q, asked_q, got in rec["close"]:
+    assert got == "<stored>", (
         f"{asked_q!r} vs {stored_q!r} has cosine above 0.99 and must hit at the 0.98 default")
 ### END HIDDEN TESTS
 
@@ -691,25 +766,38 @@ assert pick_threshold(shuffled) == 0.99, (
     f"picked {pick_threshold(shuffled)}: the first zero is 0.98, and the rule is ONE NOTCH ABOVE "
     "it, 0.99 (rows come in any order: sort by threshold)")
 ### BEGIN HIDDEN TESTS
-first_zero = min(r.threshold for r in rows if r.false_hits == 0)
-notch = min(r.threshold for r in rows if r.threshold > first_zero)
-assert picked == notch, (
-    f"picked {picked}; the lowest threshold with zero false hits is {first_zero}, and the rule "
-    f"is one notch higher: {notch}")
+from course.observe import outcome, record
 
-for bad, why in [([row(0.9, 2), row(0.95, 1)], "no zero"),
-                 ([row(0.9, 2), row(0.95, 0)], "zero only at the top")]:
-    try:
-        pick_threshold(bad)
-    except ValueError:
-        pass
-    else:
-        raise AssertionError(f"pick_threshold returned a value for a sweep with {why}; "
-                             "raise ValueError: the grid must be extended")
 strict = SemanticCache(threshold=picked, embed=sc.embed, clock=FakeClock())
 for i, (stored_q, _) in enumerate(sc.NEAR_MISSES):
     strict.put(stored_q, f"answer {i}")
-slipped = [asked_q for _, asked_q in sc.NEAR_MISSES if strict.get(asked_q) is not None]
+rec = record(
+    picked=picked, shuffled=outcome(pick_threshold, shuffled),
+    bad={_why: outcome(pick_threshold, _bad)
+         for _bad, _why in [([row(0.9, 2), row(0.95, 1)], "no zero"),
+                            ([row(0.9, 2), row(0.95, 0)], "zero only at the top")]},
+    strict=[[_asked, strict.get(_asked)] for _, _asked in sc.NEAR_MISSES])
+### JUDGE
+from course.worlds import semantic_cache as sc
+
+shuffled = rec["shuffled"]
+assert shuffled["raised"] is None and shuffled["value"] == 0.99, (
+    f"picked {shuffled['value'] if shuffled['raised'] is None else shuffled['raised']}: the "
+    "first zero is 0.98, and the rule is ONE NOTCH ABOVE it, 0.99 (rows come in any order: "
+    "sort by threshold)")
+rows = sc.sweep(sc.PARAPHRASES, sc.NEAR_MISSES, sc.THRESHOLDS, embed=sc.embed)
+first_zero = min(r.threshold for r in rows if r.false_hits == 0)
+notch = min(r.threshold for r in rows if r.threshold > first_zero)
+picked = rec["picked"]
+assert picked == notch, (
+    f"picked {picked}; the lowest threshold with zero false hits is {first_zero}, and the rule "
+    f"is one notch higher: {notch}")
+for why, got in rec["bad"].items():
+    assert got["raised"] is not None and got["raised"]["type"] == "ValueError", (
+        f"pick_threshold returned {got['value']!r} for a sweep with {why}"
+        + (f" (it raised {got['raised']['type']})" if got["raised"] else "")
+        + "; raise ValueError: the grid must be extended")
+slipped = [asked for asked, served in rec["strict"] if served is not None]
 assert slipped == [], (
     f"at the picked threshold {picked} the cache still served near misses {slipped}")
 ### END HIDDEN TESTS
@@ -739,10 +827,34 @@ assert large - small < 200, (
     f"one get ran {small} Python lines at 200 rows, {large} at 1200: the lookup loops over rows; "
     "score all rows with one matrix-vector product")
 ### BEGIN HIDDEN TESTS
-larger = lines_per_get(2400)
+from course.observe import record
+
+
+def _observe(rows):
+    cache = SemanticCache(embed=sc.embed, clock=FakeClock())
+    texts = sc.all_texts()
+    for i in range(rows):
+        cache.put(texts[i % len(texts)], f"answer {i}")
+    probe = texts[rows % len(texts)]
+    cache.get(probe)
+    got, lines = sc.python_lines_run(cache.get, probe)
+    return {"rows": rows, "probe": probe, "got": got, "lines": lines}
+
+
+rec = record(runs=[_observe(_rows) for _rows in (200, 1200, 2400)])
+### JUDGE
+runs = rec["runs"]
+for run in runs:
+    assert run["got"] is not None, (
+        f"{run['probe']!r} was stored and missed in a table of {run['rows']} rows; entries "
+        "read the injected clock (clock()), not time.time()")
+small, large, larger = (run["lines"] for run in runs)
+assert large - small < 200, (
+    f"one get ran {small} Python lines at 200 rows, {large} at 1200: the lookup loops over "
+    "rows; score all rows with one matrix-vector product")
 assert larger - small < 200, (
-    f"one get ran {small} Python lines at 200 rows and {larger} at 2400: keep the lookup one "
-    "matrix-vector product, and evict expired rows with an array mask")
+    f"one get ran {small} Python lines at 200 rows and {larger} at 2400: keep the "
+    "lookup one matrix-vector product, and evict expired rows with an array mask")
 ### END HIDDEN TESTS
 
 # %% id="normalises_vectors" kind="tests" points=2
@@ -757,14 +869,13 @@ assert got is None, (
     "these vectors have length 4.8 to 7.9, so a raw dot product is ~29. Scale every vector to "
     "length 1 before comparing")
 ### BEGIN HIDDEN TESTS
+from course.observe import record
+
 raw = SemanticCache(embed=sc.embed_unnormalised, clock=FakeClock())
 named = [p for p, kind in zip(sc.NEAR_MISSES, sc.NEAR_MISS_KINDS, strict=True) if kind == "name"]
 for i, (stored_q, _) in enumerate(named):
     raw.put(stored_q, f"answer {i}")
-wrong = [a for _, a in named if raw.get(a) is not None]
-assert wrong == [], (
-    f"served near misses {wrong}; every one has cosine below 0.87, so a cache comparing "
-    "cosines (unit vectors) refuses them all")
+_named = [[_a, raw.get(_a)] for _, _a in named]
 
 
 def shrunk(text):
@@ -773,7 +884,18 @@ def shrunk(text):
 
 half = SemanticCache(embed=shrunk, clock=FakeClock())
 half.put("Is my data encrypted at rest?", "Yes, with AES-256.")
-same = half.get("Is my data encrypted at rest?")
+rec = record(may=got, named=_named, same=half.get("Is my data encrypted at rest?"))
+### JUDGE
+assert rec["may"] is None, (
+    f"'charge for May' was served {rec['may']!r}: its cosine with 'charge for March' is "
+    "0.673, but these vectors have length 4.8 to 7.9, so a raw dot product is ~29. Scale "
+    "every vector to length 1 before comparing")
+assert len(rec["named"]) > 0, "the name-swapped near misses were not asked"
+wrong = [asked for asked, served in rec["named"] if served is not None]
+assert wrong == [], (
+    f"served near misses {wrong}; every one has cosine below 0.87, so a cache comparing "
+    "cosines (unit vectors) refuses them all")
+same = rec["same"]
 assert same == "Yes, with AES-256.", (
     f"the identical question missed ({same!r}) when embed returns length-0.5 vectors: the "
     "raw dot product is 0.25, the cosine is 1.0. Normalise what embed returns")
