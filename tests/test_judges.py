@@ -257,8 +257,8 @@ def test_no_judge_line_is_sent_to_the_kernel(monkeypatch):
 @pytest.mark.slow
 def test_a_slow_submission_meets_its_budget_and_a_flood_its_cap(tmp_path, monkeypatch):
     """A submission that sleeps in every call runs past its budget (2x the solution's time
-    here, at least 40 s) and fails with that reason; one that prints 95 MB keeps at most the notebook's
-    output cap; a correct classmate graded beside them scores full."""
+    here, at least 40 s) and fails with that reason; one that prints 95 MB keeps at most the
+    notebook's output cap; a correct classmate graded beside them scores full."""
     from course.grading import build, grade, preflight, runner
     from course.grading.mutation import submission
 
