@@ -27,3 +27,30 @@ def test_a_dying_worker_costs_only_its_own_submission(tmp_path):
     assert by["killer"].error == "grader worker crashed (twice while grading it alone)"
     assert by["bystander"].ok and by["flaky"].ok and by["quick"].ok
     assert sorted(o.student for o in done) == sorted(by), "each reported once, when done"
+
+
+@pytest.mark.slow  # worker processes
+def test_a_job_is_prepared_only_when_a_worker_takes_it():
+    """The pre-flight sets a submission's budget from the solution's time: a job must be
+    handed over only when a worker is free, so what finished before can still change it."""
+    jobs = [_job("first", b"slow"), _job("second", b"slow"), _job("third", b"ok"),
+            _job("refused", b"ok"), _job("fourth", b"ok")]
+    done: list[str] = []
+    seen: dict[str, int] = {}
+
+    def prepare(job: Job) -> str:
+        seen[job.student] = len(done)
+        if job.student == "refused":
+            return "not graded: a reason"
+        job.total_timeout = 100 + len(done)
+        return ""
+
+    outs = run_local(jobs, workers=2, on_done=lambda o: done.append(o.student),
+                     fn=fake_grade, prepare=prepare)
+    by = {o.student: o for o in outs}
+    assert seen["first"] == seen["second"] == 0
+    assert seen["third"] >= 1, "the third job was handed over before a worker was free"
+    assert by["third"].seconds == 100 + seen["third"], "prepare's change did not reach it"
+    assert not by["refused"].ok and by["refused"].error == "not graded: a reason"
+    assert by["refused"].attempts == 1 and by["fourth"].ok
+    assert sorted(done) == sorted(by)

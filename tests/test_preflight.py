@@ -70,3 +70,45 @@ def test_nbgraders_own_autograde_is_refused(tmp_path):
     proc = runner.nbgrader(course, "autograde", LAB, "--force")
     assert "nbgrader's own autograde is off for this course" in proc.stdout + proc.stderr
     assert not list((course / "autograded").glob("*/*/*.ipynb"))
+
+
+def test_a_submission_cut_by_the_floor_before_the_budgets_were_known_is_graded_again(
+        tmp_path, monkeypatch):
+    """The class is graded beside the pre-flight: the first student is handed out with the
+    solution still running, so with the budget floor only. Cut by it while its real budget
+    (the factor times the solution's time) is longer, it is graded again with that budget."""
+    course = _course(tmp_path)
+    good = course / "submitted" / "ann" / LAB / NB
+    nb = runner.read_notebook(good)
+    answer = next(c for c in nb.cells
+                  if c.metadata.get("nbgrader", {}).get("grade_id") == "agent")
+    answer.source = answer.source.replace('    """Run the tool-calling loop',
+                                          '    __import__("time").sleep(0.8)\n'
+                                          '    """Run the tool-calling loop', 1)
+    nbformat.write(nb, good)
+    monkeypatch.setattr(preflight, "BUDGET_FLOOR", 4.0)
+    result = grade.grade_class(course, [LAB], jobs=2, progress=False, budget_factor=30.0)
+    runs = {r.student: r for r in result.runs}
+    rows = {r.student: r.auto_score for r in result.rows}
+    assert runs["ann"].ok, runs["ann"].error
+    assert rows == {"ann": 14, "ben": 14}
+    assert runs["ann"].seconds > 4.0, "ann was not graded again with its real budget"
+
+
+def test_the_gradebook_is_recorded_again_only_when_its_source_or_cells_changed(tmp_path):
+    from nbgrader.api import Gradebook
+
+    course = _course(tmp_path)
+    assert build.refresh_gradebook(course, [LAB]) == [LAB]  # no record of it yet
+    assert build.refresh_gradebook(course, [LAB]) == []
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        cell = gb.find_assignment(LAB).notebooks[0].grade_cells[0]
+        cell.max_score += 1
+        gb.db.commit()
+    assert build.refresh_gradebook(course, [LAB]) == [LAB]  # the gradebook was changed
+    assert build.refresh_gradebook(course, [LAB]) == []
+    src = course / "source" / LAB / NB
+    nb = runner.read_notebook(src)
+    nb.cells.append(nbformat.v4.new_markdown_cell("One more note."))
+    nbformat.write(nb, src)
+    assert build.refresh_gradebook(course, [LAB]) == [LAB]  # the source was changed

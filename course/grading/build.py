@@ -7,6 +7,8 @@ which is how CI proves the committed folders match a fresh build.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -109,15 +111,70 @@ def _untouched(folder: Path, names: Sequence[str]) -> dict[Path, bytes]:
             if p.is_file() and p.relative_to(folder).parts[0] not in names}
 
 
-def refresh_gradebook(root: Path, names: Iterable[str]) -> None:
+#: What the gradebook last recorded from ``source/`` (instructor side, beside the gradebook):
+#: per assignment, a digest of its source folder and one of the cells the gradebook holds.
+GRADEBOOK_STAMP = "gradebook_sources.json"
+
+
+def _source_digest(root: Path, assignment: str) -> str:
+    h = hashlib.sha256()
+    folder = root / "source" / assignment
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(folder)).encode() + b"\0" + path.read_bytes() + b"\0")
+    config = root / "nbgrader_config.py"
+    h.update(config.read_bytes() if config.is_file() else b"")
+    return h.hexdigest()
+
+
+def _gradebook_digest(root: Path, assignment: str) -> str:
+    """A digest of every cell the gradebook holds for ``assignment`` ("" when it has none)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    db = root / "gradebook.db"
+    if not db.is_file():
+        return ""
+    rows: list = []
+    with Gradebook(f"sqlite:///{db}") as gb:
+        try:
+            found = gb.find_assignment(assignment)
+        except MissingEntry:
+            return ""
+        for nb in sorted(found.notebooks, key=lambda n: n.name):
+            rows.append([nb.name, nb.kernelspec,
+                         sorted([c.name, c.cell_type, c.checksum, c.locked, c.source]
+                                for c in nb.source_cells),
+                         sorted([c.name, c.cell_type, c.max_score] for c in nb.grade_cells),
+                         sorted([c.name, c.max_score] for c in nb.task_cells),
+                         sorted(c.name for c in nb.solution_cells)])
+    return hashlib.sha256(json.dumps(rows, default=str).encode()).hexdigest()
+
+
+def refresh_gradebook(root: Path, names: Iterable[str]) -> list[str]:
     """Record the current source notebooks in the instructor gradebook (without touching
-    ``release/``), so autograde restores the right tests."""
+    ``release/``), so autograde restores the right tests. An assignment whose sources and
+    gradebook cells are as this function last left them is skipped (``generate_assignment``
+    takes seconds). Returns the assignments it recorded."""
+    stamp_file = root / GRADEBOOK_STAMP
+    try:
+        stamp = json.loads(stamp_file.read_text(encoding="utf-8"))
+        stamp = stamp if isinstance(stamp, dict) else {}
+    except (OSError, ValueError):
+        stamp = {}
+    done = []
     with tempfile.TemporaryDirectory() as out:
         for a in names:
+            mine = {"source": _source_digest(root, a), "gradebook": _gradebook_digest(root, a)}
+            if mine["gradebook"] and stamp.get(a) == mine:
+                continue
             proc = nbgrader(root, "generate_assignment", a, "--force",
                             f"--CourseDirectory.release_directory={out}")
             if proc.returncode != 0:
                 raise PipelineError(f"updating the gradebook for {a} failed: {last_error(proc)}")
+            stamp[a] = {"source": mine["source"], "gradebook": _gradebook_digest(root, a)}
+            done.append(a)
+    if done:
+        stamp_file.write_text(json.dumps(stamp, indent=1, sort_keys=True), encoding="utf-8")
+    return done
 
 
 def solution_notebook(source_nb: nbformat.NotebookNode) -> nbformat.NotebookNode:

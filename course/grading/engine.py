@@ -202,8 +202,9 @@ class GradingClient(NotebookClient):
     chosen for that cell and this run. The cell passes only if its ``execute_reply`` says
     ``ok``, it shows no value and writes nothing to stderr, exactly one record with that
     nonce arrived, and the judge, run here on the record, finds nothing wrong. The test
-    cell's outputs are then the grader's alone. A tamper probe before each test cell flags
-    the submission for review; grades do not depend on it."""
+    cell's outputs are then the grader's alone. A tamper probe before the test cells that
+    follow any other cell, and after the last cell, flags the submission for review; grades
+    do not depend on it."""
 
     def __init__(self, nb: NotebookNode, job: Job, km: Any) -> None:
         super().__init__(nb, km=km, timeout=job.cell_timeout, allow_errors=True,
@@ -315,18 +316,31 @@ class GradingClient(NotebookClient):
                 pass
 
     async def _cells(self, baseline: dict[str, Any]) -> None:
+        # The probe looks before the first test cell after any other cell (where a
+        # submission's own code has just run) and once more after the last cell; what a
+        # test cell's call to the student's code leaves behind, the next look sees.
+        looked = True
         for index, cell in enumerate(self.nb.cells):
             self._current = _where(cell, index)
             if not is_test(cell):
                 await self._execute(cell, index)
+                looked = False
                 continue
-            found = probe.changes(baseline, await self._probe())
-            if not await self._canary():
-                found.append("a failing assertion did not fail (errors are swallowed)")
-            for what in found:
-                if what not in self.review:
-                    self.review.append(what)
+            if not looked:
+                await self._look(baseline)
+                looked = True
             await self._test_cell(cell, index)
+        self._current = "after the last cell"
+        await self._look(baseline)
+
+    async def _look(self, baseline: dict[str, Any]) -> None:
+        """Probe and canary: flag for review whatever changed since the baseline."""
+        found = probe.changes(baseline, await self._probe())
+        if not await self._canary():
+            found.append("a failing assertion did not fail (errors are swallowed)")
+        for what in found:
+            if what not in self.review:
+                self.review.append(what)
 
     async def _execute(self, cell: NotebookNode, index: int) -> NotebookNode:
         try:

@@ -116,13 +116,67 @@ def jobs_for(course_dir: Path, pairs: Sequence[tuple[str, str]], *, sandboxed: b
     return out
 
 
+class _Merger:
+    """Writes each submission into the course as soon as all its notebooks are graded and
+    writing is allowed (:meth:`allow`); until then outcomes wait here."""
+
+    def __init__(self, course_dir: Path, todo: Sequence[tuple[str, str]], work: Sequence[Job],
+                 sandbox: bool) -> None:
+        self.course_dir, self.todo, self.sandbox = course_dir, list(todo), sandbox
+        self.expected: dict[tuple[str, str], int] = {pair: 0 for pair in self.todo}
+        for job in work:
+            self.expected[(job.student, job.assignment)] += 1
+        self.outs: dict[tuple[str, str], list[Outcome]] = {pair: [] for pair in self.todo}
+        self.waiting = set(self.todo)
+        self.open = False
+
+    def add(self, out: Outcome) -> None:
+        pair = (out.student, out.assignment)
+        self.outs[pair].append(out)
+        if self.open and len(self.outs[pair]) == self.expected[pair]:
+            self._write(pair)
+
+    def allow(self) -> None:
+        """From now on, write: the students are registered, then everything complete."""
+        if self.open:
+            return
+        self.open = True
+        _register_students(self.course_dir, sorted({s for s, _ in self.todo}))
+        for pair in [p for p in self.todo if len(self.outs[p]) == self.expected[p]]:
+            self._write(pair)
+
+    def _write(self, pair: tuple[str, str]) -> None:
+        if pair in self.waiting:
+            self.waiting.discard(pair)
+            merge(self.course_dir, *pair, self.outs[pair])
+
+    def runs(self) -> list[GradeRun]:
+        """Write whatever is left (a submission with a missing outcome is not graded) and
+        say how each submission went, in the order of ``todo``."""
+        self.allow()
+        for pair in list(self.waiting):
+            self._write(pair)
+        out = []
+        for student, assignment in self.todo:
+            outs = self.outs[(student, assignment)]
+            failed = [o for o in outs if not o.ok]
+            notes = [o.error for o in outs if o.error]
+            out.append(GradeRun(student, assignment, ok=bool(outs) and not failed,
+                                error="; ".join(notes) or ("" if outs else "no notebook"),
+                                seconds=sum(o.seconds for o in outs),
+                                review=[r for o in outs for r in o.review],
+                                sandboxed=self.sandbox))
+        return out
+
+
 def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
               jobs: int = DEFAULT_JOBS, timeout: float = 600, *, sandbox: bool = True,
               scheduler: str | None = None, progress: bool = True,
               budgets: dict[str, float] | None = None) -> list[GradeRun]:
     """Autograde submissions on ``jobs`` worker processes (or the Dask cluster at
-    ``scheduler``) and write their grades into the gradebook from this process.
-    ``budgets`` gives an assignment's wall-clock budget per submission (else ``timeout``)."""
+    ``scheduler``) and write their grades into the gradebook from this process, each as soon
+    as it is graded. ``budgets`` gives an assignment's wall-clock budget per submission
+    (else ``timeout``)."""
     todo = list(pairs) if pairs is not None else submissions(course_dir)
     if not todo:
         raise PipelineError(f"no submissions under {course_dir / 'submitted'}; expected "
@@ -131,25 +185,90 @@ def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
         from .sandbox import check_sandbox
 
         check_sandbox()
-    _register_students(course_dir, sorted({s for s, _ in todo}))
     work = jobs_for(course_dir, todo, sandboxed=sandbox, timeout=timeout)
     for job in work:
         job.total_timeout = (budgets or {}).get(job.assignment, timeout)
-    outcomes = pool.run(work, jobs, scheduler=scheduler, progress=progress)
-    by_pair: dict[tuple[str, str], list[Outcome]] = {}
-    for o in outcomes:
-        by_pair.setdefault((o.student, o.assignment), []).append(o)
-    runs = []
-    for student, assignment in todo:
-        outs = by_pair.get((student, assignment), [])
-        merge(course_dir, student, assignment, outs)
-        failed = [o for o in outs if not o.ok]
-        notes = [o.error for o in outs if o.error]
-        runs.append(GradeRun(student, assignment, ok=bool(outs) and not failed,
-                             error="; ".join(notes) or ("" if outs else "no notebook"),
-                             seconds=sum(o.seconds for o in outs),
-                             review=[r for o in outs for r in o.review], sandboxed=sandbox))
-    return runs
+    merger = _Merger(course_dir, todo, work, sandbox)
+    merger.allow()
+    pool.run(work, jobs, scheduler=scheduler, progress=progress, on_done=merger.add)
+    return merger.runs()
+
+
+def _over_budget(out: Outcome) -> bool:
+    return out.error.startswith("timed out after") and "time budget" in out.error
+
+
+def _grade_beside_preflight(course_dir: Path, pairs: Sequence[tuple[str, str]],
+                            names: Sequence[str], *, jobs: int, timeout: float, sandbox: bool,
+                            progress: bool, factor: float) -> list[GradeRun]:
+    """The local pool grades the pre-flight's solutions first and the class beside them, so
+    no worker waits for the pre-flight. Nothing is written until every solution has scored
+    full marks and the gradebook holds the current sources; if one did not, grading stops
+    with its reason and nothing is written. A submission handed out before the budgets were
+    known gets the budget floor; one that ran out of it while its real budget is longer is
+    graded again with that budget."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from . import preflight as pf
+
+    checks = pf.solution_jobs(course_dir, names, sandboxed=sandbox)
+    flight = pf.Flight(checks)
+    work = jobs_for(course_dir, pairs, sandboxed=sandbox, timeout=timeout)
+    merger = _Merger(course_dir, pairs, work, sandbox)
+    given: dict[tuple[str, str, str], float] = {}
+    held: list[Outcome] = []
+    books = ThreadPoolExecutor(max_workers=1)
+    refreshed = None
+
+    def key(o: Job | Outcome) -> tuple[str, str, str]:
+        return (o.student, o.assignment, o.notebook)
+
+    if flight.done:  # nothing to pre-fly
+        refreshed = books.submit(refresh_gradebook, course_dir, names)
+
+    def prepare(job: Job) -> str:
+        if job.student == pf.PREFLIGHT:
+            return ""
+        if flight.reason:
+            return "not graded: the pre-flight failed"
+        job.total_timeout = (flight.result().budget(job.assignment, factor, timeout)
+                             if flight.done else min(timeout, pf.BUDGET_FLOOR))
+        given[key(job)] = job.total_timeout
+        return ""
+
+    def on_done(out: Outcome) -> None:
+        nonlocal refreshed
+        if out.student == pf.PREFLIGHT:
+            flight.add(out)
+            if flight.done and not flight.reason and refreshed is None:
+                refreshed = books.submit(refresh_gradebook, course_dir, names)
+        elif _over_budget(out) and (not flight.done or flight.reason or given[key(out)]
+                                    < flight.result().budget(out.assignment, factor, timeout)):
+            held.append(out)  # cut by the floor: its real budget may be longer
+        else:
+            merger.add(out)
+        if refreshed is not None and refreshed.done() and refreshed.exception() is None:
+            merger.allow()
+
+    try:
+        pool.run([*checks, *work], jobs, progress=progress, on_done=on_done, prepare=prepare)
+        budgets = flight.result()
+        assert refreshed is not None
+        refreshed.result()
+    finally:
+        books.shutdown(wait=True)
+    short = {key(o) for o in held if given[key(o)] < budgets.budget(o.assignment, factor,
+                                                                    timeout)}
+    again = [j for j in work if key(j) in short]
+    for job in again:
+        job.total_timeout = budgets.budget(job.assignment, factor, timeout)
+    merger.allow()
+    for out in held:
+        if key(out) not in short:
+            merger.add(out)
+    if again:
+        pool.run(again, jobs, progress=progress, on_done=merger.add)
+    return merger.runs()
 
 
 def save_runs(course_dir: Path, runs: Iterable[GradeRun]) -> None:
@@ -463,12 +582,20 @@ def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
         from .sandbox import check_sandbox
 
         check_sandbox()
-    flight = preflight(course_dir, names, jobs=jobs, sandboxed=sandbox, scheduler=scheduler)
     factor = BUDGET_FACTOR if budget_factor is None else budget_factor
-    budgets = {a: flight.budget(a, factor, timeout) for a in names}
-    refresh_gradebook(course_dir, names)
-    runs = autograde(course_dir, pairs, jobs=jobs, timeout=timeout, sandbox=sandbox,
-                     scheduler=scheduler, progress=progress, budgets=budgets) if pairs else []
+    if not pairs:
+        runs: list[GradeRun] = []
+    elif scheduler:
+        # A cluster takes every job at once: the pre-flight goes first, then the class.
+        flight = preflight(course_dir, names, jobs=jobs, sandboxed=sandbox,
+                           scheduler=scheduler)
+        refresh_gradebook(course_dir, names)
+        runs = autograde(course_dir, pairs, jobs=jobs, timeout=timeout, sandbox=sandbox,
+                         scheduler=scheduler, progress=progress,
+                         budgets={a: flight.budget(a, factor, timeout) for a in names})
+    else:
+        runs = _grade_beside_preflight(course_dir, pairs, names, jobs=jobs, timeout=timeout,
+                                       sandbox=sandbox, progress=progress, factor=factor)
     runs += refused
     took = time.monotonic() - start
     save_runs(course_dir, runs)

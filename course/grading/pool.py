@@ -9,13 +9,13 @@ not finished are graded again, each alone, so only one that kills its own proces
 
 from __future__ import annotations
 
-import multiprocessing
 import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
+from . import forkserver
 from .engine import Job, Outcome, grade_job
 
 
@@ -62,28 +62,57 @@ def _crashed(job: Job, why: str) -> Outcome:
 
 def run_local(jobs: Sequence[Job], workers: int,
               on_done: Callable[[Outcome], None] = lambda o: None,
-              fn: Callable[[Job], Outcome] = grade_job) -> list[Outcome]:
+              fn: Callable[[Job], Outcome] = grade_job,
+              prepare: Callable[[Job], str] | None = None) -> list[Outcome]:
     """Grade ``jobs`` on ``workers`` long-lived processes; results in the order of ``jobs``.
+
+    A job is handed to a worker only when one is free, in order, so ``prepare(job)``, called
+    just before, can still adjust it from what finished earlier (the pre-flight sets each
+    submission's budget this way); a non-empty string from ``prepare`` is a reason not to
+    run the job at all, and becomes its outcome's error.
 
     A worker process that dies breaks the whole pool, so every submission not yet finished
     fails with it, not only the one that killed it. Each of those is graded again alone, in
     a process of its own, and fails only if its process dies twice there.
     """
     results: dict[int, Outcome] = {}
+
+    def ready(i: int) -> bool:
+        why = prepare(jobs[i]) if prepare else ""
+        if why:
+            results[i] = Outcome(jobs[i].student, jobs[i].assignment, jobs[i].notebook,
+                                 ok=False, error=why)
+            on_done(results[i])
+        return not why
+
     if workers <= 1 or len(jobs) <= 1:
         for i, job in enumerate(jobs):
-            results[i] = fn(job)
-            on_done(results[i])
+            if ready(i):
+                results[i] = fn(job)
+                on_done(results[i])
         return [results[i] for i in range(len(jobs))]
-    ctx = multiprocessing.get_context("forkserver")
+    ctx = forkserver.context()
     broken: list[int] = []
+    waiting = iter(range(len(jobs)))
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
-        futures = {pool.submit(fn, job): i for i, job in enumerate(jobs)}
-        pending = set(futures)
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+        futures: dict = {}
+
+        def fill() -> None:
+            while len(futures) < workers:
+                i = next(waiting, None)
+                if i is None:
+                    return
+                if ready(i):
+                    try:
+                        futures[pool.submit(fn, jobs[i])] = i
+                    except BrokenProcessPool:
+                        broken.append(i)
+
+        fill()
+        while futures:
+            finished, _ = wait(futures, return_when=FIRST_COMPLETED)
             for fut in finished:
-                i = futures[fut]
+                i = futures.pop(fut)
                 try:
                     results[i] = fut.result()
                 except BrokenProcessPool:
@@ -92,6 +121,9 @@ def run_local(jobs: Sequence[Job], workers: int,
                 except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable result
                     results[i] = _crashed(jobs[i], type(exc).__name__)
                 on_done(results[i])
+            fill()
+        # a broken pool refuses new work: what was never handed over is graded alone too
+        broken += [i for i in waiting if ready(i)]
 
     def alone(i: int) -> Outcome:
         for _ in range(2):  # it may never have started in the pool: two tries of its own
@@ -141,14 +173,23 @@ def run_dask(jobs: Sequence[Job], scheduler: str,
 
 
 def run(jobs: Sequence[Job], workers: int, scheduler: str | None = None,
-        progress: bool = True, what: str = "grading") -> list[Outcome]:
-    """The local pool, or the cluster when ``scheduler`` is given; with a progress display."""
+        progress: bool = True, what: str = "grading",
+        on_done: Callable[[Outcome], None] = lambda o: None,
+        prepare: Callable[[Job], str] | None = None) -> list[Outcome]:
+    """The local pool, or the cluster when ``scheduler`` is given; with a progress display.
+    ``on_done`` sees each outcome as it arrives; ``prepare`` works on the local pool only
+    (:func:`run_local`)."""
     bar = Progress(len(jobs), what) if progress else None
-    done = bar.update if bar else (lambda o: None)
+
+    def done(out: Outcome) -> None:
+        if bar:
+            bar.update(out)
+        on_done(out)
+
     try:
         if scheduler:
             return run_dask(jobs, scheduler, done)
-        return run_local(jobs, workers, done)
+        return run_local(jobs, workers, done, prepare=prepare)
     finally:
         if bar:
             bar.close()

@@ -17,9 +17,12 @@ import nbformat
 
 from . import pool
 from .build import solution_notebook
-from .engine import Job
+from .engine import Job, Outcome
 from .runner import PipelineError
 
+#: The student id of a pre-flight job: not a safe id (:data:`.grade.SAFE_ID`), so no
+#: student's submission can be taken for one.
+PREFLIGHT = "(pre-flight)"
 #: A submission may take this many times as long as the solution took here...
 BUDGET_FACTOR = 3.0
 #: ...but never less than this many seconds (kernel start and machine noise included).
@@ -63,36 +66,72 @@ def solution_jobs(course_dir: Path, assignments: Sequence[str], *, sandboxed: bo
             source = path.read_text(encoding="utf-8")
             sol = solution_notebook(nbformat.reads(source, as_version=4))
             files = {**extra, path.name: nbformat.writes(sol).encode()}
-            out.append(Job("preflight", a, path.stem, files, source,
+            out.append(Job(PREFLIGHT, a, path.stem, files, source,
                            cell_timeout=cell_timeout(course_dir), sandboxed=sandboxed,
                            readonly=sb.readonly, trusted=tuple(trusted_roots(sb))))
     return out
+
+
+class Flight:
+    """The pre-flight's outcomes as they arrive, beside the class's own (see
+    :func:`.grade.grade_class`): done when every solution is graded, failed with the first
+    reason one of them did not score full marks."""
+
+    def __init__(self, checks: Sequence[Job]) -> None:
+        self.waiting = {(j.assignment, j.notebook) for j in checks}
+        self.seconds: dict[str, float] = {}
+        self.reason = ""
+
+    @property
+    def done(self) -> bool:
+        return not self.waiting or bool(self.reason)
+
+    def add(self, o: Outcome) -> None:
+        """Take one solution's outcome."""
+        self.waiting.discard((o.assignment, o.notebook))
+        why = verdict(o)
+        if why and not self.reason:
+            self.reason = why
+        self.seconds[o.assignment] = self.seconds.get(o.assignment, 0.0) + o.seconds
+
+    def result(self) -> Preflight:
+        """The budgets, or :class:`PipelineError` with the reason grading must stop."""
+        if self.reason:
+            raise PipelineError(self.reason)
+        if self.waiting:
+            raise PipelineError(f"pre-flight: no outcome for {sorted(self.waiting)}; nothing "
+                                "was graded")
+        return Preflight(dict(self.seconds))
+
+
+def verdict(o: Outcome) -> str:
+    """Why this graded solution means the class must not be graded here ("" if it may)."""
+    from .grade import expected_scores
+
+    where = f"pre-flight: the solution of {o.assignment}/{o.notebook}"
+    if not o.ok:
+        return f"{where} could not be graded here: {o.error}{_hint(o.error)}; nothing was graded"
+    if o.review:
+        return (f"{where} was flagged for review here ({o.review[0]}); the tamper probe "
+                "misreads this environment; nothing was graded")
+    nb = nbformat.reads(o.executed, as_version=4)
+    lost = _lost(nb, expected_scores(nb, flagged=False))
+    if lost:
+        gid, why = lost[0]
+        return (f"{where} loses {len(lost)} cell(s) here, first {gid}: {why}{_hint(why)}; "
+                "nothing was graded")
+    return ""
 
 
 def preflight(course_dir: Path, assignments: Sequence[str], *, jobs: int, sandboxed: bool,
               scheduler: str | None = None) -> Preflight:
     """Grade each assignment's solution; raise :class:`PipelineError` with the first reason
     it does not score full marks, before anything is written."""
-    from .grade import expected_scores
-
     work = solution_jobs(course_dir, assignments, sandboxed=sandboxed)
-    seconds: dict[str, float] = {}
-    for o in pool.run(work, jobs, scheduler=scheduler, progress=False, what="pre-flight"):
-        where = f"pre-flight: the solution of {o.assignment}/{o.notebook}"
-        if not o.ok:
-            raise PipelineError(f"{where} could not be graded here: {o.error}{_hint(o.error)}; "
-                                "nothing was graded")
-        if o.review:
-            raise PipelineError(f"{where} was flagged for review here ({o.review[0]}); the "
-                                "tamper probe misreads this environment; nothing was graded")
-        nb = nbformat.reads(o.executed, as_version=4)
-        lost = _lost(nb, expected_scores(nb, flagged=False))
-        if lost:
-            gid, why = lost[0]
-            raise PipelineError(f"{where} loses {len(lost)} cell(s) here, first {gid}: "
-                                f"{why}{_hint(why)}; nothing was graded")
-        seconds[o.assignment] = seconds.get(o.assignment, 0.0) + o.seconds
-    return Preflight(seconds)
+    flight = Flight(work)
+    pool.run(work, jobs, scheduler=scheduler, progress=False, what="pre-flight",
+             on_done=flight.add)
+    return flight.result()
 
 
 def _lost(nb: nbformat.NotebookNode, scores: dict[str, float | None]) -> list[tuple[str, str]]:
