@@ -68,6 +68,11 @@ c.Execute.interrupt_on_timeout = True
 # as one line: a traceback would quote hidden-test source.
 c.Execute.extra_arguments = [*KERNEL_ARGS, "--InteractiveShell.xmode=Minimal"]
 
+# `nbgrader validate` would cut each line of a message at 90 columns; it wraps them instead.
+from course.validate_messages import install as _whole_messages  # noqa: E402
+
+_whole_messages()
+
 # Feedback shows each test cell as its result only (points, pass or fail, the first line of
 # its error): no test source, no other output. `course feedback` then reads every page back
 # and refuses one that shows a line of a hidden test or a solution.

@@ -43,6 +43,13 @@ c.Execute.extra_arguments = [
 # Kernels talk over local sockets (IPC), kept out of the notebook folder.
 c.KernelManager.transport = "ipc"
 c.KernelManager.ip = os.path.join(tempfile.gettempdir(), f"nbgrader-kernel-{os.getpid()}")
+# `nbgrader validate` would cut each line of a message at 90 columns; it wraps them instead.
+try:
+    from course.validate_messages import install
+except ImportError:  # the course package is not importable here: messages stay cut
+    pass
+else:
+    install()
 '''
 
 # Where nbgrader's exchange lives is a deployment choice (nbgrader's own default is
