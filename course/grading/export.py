@@ -15,7 +15,9 @@ from pathlib import Path
 
 from .runner import CONFIG_FILE, PipelineError
 
-STUDENT_FILES = ("release", "course", "pyproject.toml", "environment.yml", "dev")
+STUDENT_FILES = ("release", "course", "pyproject.toml", "environment.yml")
+#: The copy's ``dev``: ``lab`` and ``validate`` only, installing what a student needs.
+STUDENT_DEV = Path(__file__).with_name("student_dev.sh")
 #: Tables of ``pyproject.toml`` that name instructor code: the ``course`` command runs
 #: ``course.grading.cli``, which stays behind, so the copy declares no such command.
 INSTRUCTOR_TABLES = ("project.scripts",)
@@ -104,8 +106,14 @@ opens JupyterLab. Your notebooks are in `release/`: each says at the top what yo
 implement. Run the self-check cell, then **Validate**. Hidden tests grade more than the
 visible ones. Nothing needs an API key or the network.
 
-`./dev lab` loads this copy's `.jupyter` settings (Validate and the Assignment List). With
-conda instead: `JUPYTER_CONFIG_PATH=$PWD/.jupyter jupyter lab`.
+The first `./dev lab` installs the course's packages into `.venv` in this folder (a few
+minutes, once; nothing outside it). The framework tier (`release/tier2_langgraph`) needs
+LangGraph too: `./dev lab --frameworks` adds it. `./dev validate release/<name>/<name>.ipynb`
+runs Validate from the command line.
+
+`./dev lab` loads this copy's `.jupyter` settings (Validate and the Assignment List) and puts
+this folder's `course/` on `PYTHONPATH`. With conda instead:
+`PYTHONPATH=$PWD JUPYTER_CONFIG_PATH=$PWD/.jupyter jupyter lab`.
 
 The Assignment List fetches assignments and submits your work through the exchange folder
 named in `nbgrader_config.py` (`c.Exchange.root`). When your course runs none, it says the
@@ -129,9 +137,25 @@ SERVER_DISABLED_EXTENSIONS = (
 )
 
 
+#: Every kernel the copy starts (JupyterLab's, ``jupyter nbconvert --execute``'s) talks over
+#: local sockets in a private folder: no TCP port, and no "Kernel is running over TCP
+#: without encryption" on every start. (Validate's come from ``nbgrader_config.py``.)
+IPC_KERNELS = '''"""Kernels over local sockets (IPC) in a private folder of their own."""
+
+import os
+import tempfile
+
+c = get_config()  # noqa: F821 - provided by Jupyter when it loads this file
+c.KernelManager.transport = "ipc"
+c.KernelManager.ip = os.path.join(tempfile.mkdtemp(prefix="course-kernels-"), "kernel")
+'''
+IPC_CONFIG_FILES = ("jupyter_server_config.py", "jupyter_nbconvert_config.py")
+
+
 def write_student_lab_config(folder: Path) -> list[Path]:
     """Write ``folder/.jupyter``: page config that disables the instructor's lab plugins and
-    the news prompt, and server config that turns off the instructor's server extensions."""
+    the news prompt, server config that turns off the instructor's server extensions, and
+    :data:`IPC_KERNELS` for the server's and nbconvert's kernels."""
     config = folder / LAB_CONFIG_DIR
     page = config / "labconfig" / "page_config.json"
     server = config / "jupyter_server_config.json"
@@ -142,7 +166,10 @@ def write_student_lab_config(folder: Path) -> list[Path]:
     server.write_text(json.dumps(
         {"ServerApp": {"jpserver_extensions": dict.fromkeys(SERVER_DISABLED_EXTENSIONS, False)}},
         indent=2) + "\n", encoding="utf-8")
-    return [page, server]
+    ipc = [config / name for name in IPC_CONFIG_FILES]
+    for path in ipc:
+        path.write_text(IPC_KERNELS, encoding="utf-8")
+    return [page, server, *ipc]
 
 
 def student_pyproject(text: str) -> str:
@@ -169,9 +196,15 @@ def export_student(root: Path, target: Path, exchange: str | None = None) -> lis
     exchange of the instructor's configuration when ``exchange`` is None."""
     if target.exists() and any(target.iterdir()):
         raise PipelineError(f"{target} is not empty; export into a new folder")
+    if target.exists() and not target.is_dir():
+        raise PipelineError(f"{target} is a file; export into a new folder")
     config = student_config(exchange if exchange is not None else configured_exchange(root))
-    staging = Path(tempfile.mkdtemp(prefix="student-", dir=target.parent
-                                    if target.parent.exists() else None))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise PipelineError(f"cannot create {target.parent} for the student copy: "
+                            f"{exc.strerror or exc}") from None
+    staging = Path(tempfile.mkdtemp(prefix="student-", dir=target.parent))
     try:
         for name in STUDENT_FILES:
             src = root / name
@@ -184,6 +217,8 @@ def export_student(root: Path, target: Path, exchange: str | None = None) -> lis
             project.write_text(student_pyproject(project.read_text(encoding="utf-8")),
                                encoding="utf-8")
         (staging / "README.md").write_text(STUDENT_README, encoding="utf-8")
+        shutil.copy2(STUDENT_DEV, staging / "dev")
+        (staging / "dev").chmod(0o755)
         write_student_lab_config(staging)
         for where in (staging, staging / LAB_CONFIG_DIR):
             (where / CONFIG_FILE).write_text(config, encoding="utf-8")
