@@ -152,7 +152,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
           f"({time.monotonic() - start:.1f}s)")
     if args.validate:
         bad += _print_catch_rates(root, args.assignments, args.jobs, args.validate_engine)
+        _print_blind_rates(root, args.assignments, args.jobs)
     return 1 if bad else 0
+
+
+def _print_blind_rates(root: Path, which: list[str], jobs: int) -> None:
+    """Print what Validate and grading make of the blind samples (``tests/blind/``): a
+    measure of the visible tests on bugs nobody tuned them to, not (yet) a gate."""
+    from .blind import TARGET, measure
+
+    for rate in measure(root, which, jobs):
+        problems = rate.problems()
+        print(f"{'ok  ' if not problems else 'SHORT'} {rate.line()} (target {TARGET:.0%})")
+        for p in problems:
+            print(f"       - {p}")
 
 
 def _print_catch_rates(root: Path, which: list[str], jobs: int, engine: str) -> int:

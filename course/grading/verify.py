@@ -7,10 +7,13 @@ course's proof that its hidden tests are honest, run through real nbgrader.
 
 from __future__ import annotations
 
+import copy
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import nbformat
 
 from .build import generate_all
 from .grade import GradeRun, NotebookScore, autograde, scores, write_feedback
@@ -57,30 +60,41 @@ def judge_cells(sample: Sample, auto: dict[str, tuple[float, float]]) -> list[st
     return problems
 
 
-def quick_cells(root: Path, chosen: Sequence[Sample], jobs: int = DEFAULT_JOBS
-                ) -> list[dict[str, tuple[float, float]]]:
-    """Each sample's autograded cells as ``grade_id -> (score, max)``, from quick runs
-    (:mod:`.quickrun`) of the notebook the grader would execute: the submission with its
-    test cells restored from ``source/``. Trusted samples only: nothing here is sandboxed.
-    """
+def quick_grades(root: Path, subs: Sequence[tuple[str, str, nbformat.NotebookNode]],
+                 jobs: int = DEFAULT_JOBS) -> list[dict[str, tuple[float, float]]]:
+    """Each ``(assignment, notebook file name, student notebook)``'s autograded cells as
+    ``grade_id -> (score, max)``, from quick runs (:mod:`.quickrun`) of the notebook the
+    grader would execute: the submission with its test cells restored from ``source/``.
+    Trusted notebooks only: nothing here is sandboxed."""
     from .engine import restore
     from .quickrun import run_many
 
     notebooks, points = [], []
-    for s in chosen:
-        for rel_nb in sorted((root / "release" / s.assignment).glob("*.ipynb")):
-            src = read_notebook(root / "source" / s.assignment / rel_nb.name)
-            sub = submission(read_notebook(rel_nb), src, s.mutant, answer=s.kind != "stub")
-            notebooks.append(restore(sub, src))
-            points.append({c.metadata["nbgrader"]["grade_id"]:
-                           float(c.metadata["nbgrader"].get("points", 0))
-                           for c in src.cells if c.cell_type == "code"
-                           and c.metadata.get("nbgrader", {}).get("grade")})
+    for assignment, name, sub in subs:
+        src = read_notebook(root / "source" / assignment / name)
+        notebooks.append(restore(copy.deepcopy(sub), src))
+        points.append({c.metadata["nbgrader"]["grade_id"]:
+                       float(c.metadata["nbgrader"].get("points", 0))
+                       for c in src.cells if c.cell_type == "code"
+                       and c.metadata.get("nbgrader", {}).get("grade")})
     out = []
     for runs, most in zip(run_many(notebooks, root, jobs), points, strict=True):
         out.append({r.grade_id: (most[r.grade_id] if r.passed else 0.0, most[r.grade_id])
                     for r in runs if r.grade_id in most})
     return out
+
+
+def quick_cells(root: Path, chosen: Sequence[Sample], jobs: int = DEFAULT_JOBS
+                ) -> list[dict[str, tuple[float, float]]]:
+    """Each sample's autograded cells as ``grade_id -> (score, max)``, from quick runs
+    (:func:`quick_grades`). One entry per sample and notebook of its assignment."""
+    subs = []
+    for s in chosen:
+        for rel_nb in sorted((root / "release" / s.assignment).glob("*.ipynb")):
+            src = read_notebook(root / "source" / s.assignment / rel_nb.name)
+            sub = submission(read_notebook(rel_nb), src, s.mutant, answer=s.kind != "stub")
+            subs.append((s.assignment, rel_nb.name, sub))
+    return quick_grades(root, subs, jobs)
 
 
 def quick_verify(root: Path, which: Sequence[str] | None = None, mutants: str = "all",

@@ -1,0 +1,305 @@
+"""Blind samples for lab11_context_reduction: written from the release notebook alone."""
+
+from course.grading.blind import Blind
+
+CELL = "reduction"
+
+BASE = '''from course.worlds.context_reduction import extract
+
+TRUSTED_ROLES = ("user", "assistant")
+
+
+def reduce_while_over(window, budget, reduce_once, *, count):
+    """Call reduce_once(window) while count(window) > budget; return how many calls."""
+    calls = 0
+    while count(window) > budget:
+        calls += 1
+        if not reduce_once(window):
+            break
+    return calls
+
+
+class StateStore:
+    """Keyed slots of facts that must survive reduction; a later put supersedes."""
+
+    def __init__(self):
+        self.slots = {}
+
+    def put(self, key, text, step):
+        """Store text (stated at step) under key, replacing any earlier value."""
+        self.slots[key] = (text, step)
+
+    def get(self, key):
+        """The current text under key, or None."""
+        slot = self.slots.get(key)
+        return None if slot is None else slot[0]
+
+    def render(self):
+        """'' when empty, else 'State:' and one '- {key}: {text}' line per slot, keys sorted."""
+        if not self.slots:
+            return ""
+        lines = ["State:"]
+        for key in sorted(self.slots):
+            lines.append(f"- {key}: {self.slots[key][0]}")
+        return "\\n".join(lines)
+
+
+class TrustGate:
+    """Writes facts from user and assistant turns to the store; quarantines the rest."""
+
+    def __init__(self, store, extract=extract):
+        self.store = store
+        self.extract = extract
+        self.quarantine = []
+
+    def ingest(self, turn):
+        """Route every fact extract(turn) finds: the store, or (step, key, text) in quarantine."""
+        for key, text in self.extract(turn):
+            if turn.role in TRUSTED_ROLES:
+                self.store.put(key, text, turn.step)
+            else:
+                self.quarantine.append((turn.step, key, text))
+
+
+def judge(window, probe):
+    """True only if the answer is in window and no stale or forbidden string is."""
+    if probe.answer not in window:
+        return False
+    if any(old in window for old in probe.stale):
+        return False
+    if any(bad in window for bad in probe.forbidden):
+        return False
+    return True
+'''
+
+
+def _bug(name: str, bug: str, old: str, new: str) -> Blind:
+    """A sample that differs from BASE in exactly one place (``old`` must occur once)."""
+    if BASE.count(old) != 1:
+        raise ValueError(f"{name}: the text to replace must occur exactly once in BASE: {old!r}")
+    return Blind(name=name, bug=bug, cells={CELL: BASE.replace(old, new)})
+
+
+BLIND = [
+    _bug("reduces_at_budget",
+         "reduce_while_over keeps cutting while the window is AT the budget; the notebook says "
+         "only while count(window) > budget, and never at or below it",
+         "    while count(window) > budget:",
+         "    while count(window) >= budget:"),
+    _bug("failed_cut_not_counted",
+         "reduce_while_over does not count the final call that returned False, though the "
+         "notebook says it returns how many times it called reduce_once",
+         "        calls += 1\n        if not reduce_once(window):\n            break\n",
+         "        if not reduce_once(window):\n            break\n        calls += 1\n"),
+    _bug("store_keeps_history",
+         "put appends to a per-key history and render shows every value of a slot; the "
+         "notebook says a later put replaces the earlier value and the old value appears "
+         "nowhere",
+         '''    def put(self, key, text, step):
+        """Store text (stated at step) under key, replacing any earlier value."""
+        self.slots[key] = (text, step)
+
+    def get(self, key):
+        """The current text under key, or None."""
+        slot = self.slots.get(key)
+        return None if slot is None else slot[0]
+''',
+         '''    def put(self, key, text, step):
+        """Store text (stated at step) under key, replacing any earlier value."""
+        self.history = getattr(self, "history", {})
+        self.history.setdefault(key, []).append(text)
+        self.slots[key] = (" / ".join(self.history[key]), step)
+
+    def get(self, key):
+        """The current text under key, or None."""
+        texts = getattr(self, "history", {}).get(key)
+        return texts[-1] if texts else None
+'''),
+    _bug("get_returns_slot",
+         "get returns the (text, step) slot instead of the current text",
+         "        return None if slot is None else slot[0]\n",
+         "        return slot\n"),
+    _bug("render_insertion_order",
+         "render lists the slots in the order they were first put, not in sorted key order",
+         "        for key in sorted(self.slots):",
+         "        for key in self.slots:"),
+    _bug("render_empty_header",
+         "render returns the bare 'State:' line for an empty store instead of ''",
+         "        if not self.slots:\n            return \"\"\n",
+         ""),
+    _bug("gate_denies_only_tool",
+         "the gate quarantines only turns whose role is 'tool' and trusts every other role; "
+         "the notebook says only 'user' and 'assistant' may write, any other role is "
+         "quarantined",
+         "            if turn.role in TRUSTED_ROLES:",
+         "            if turn.role != \"tool\":"),
+    _bug("quarantine_tuple_order",
+         "quarantine entries are (key, text, step) instead of (step, key, text)",
+         "                self.quarantine.append((turn.step, key, text))",
+         "                self.quarantine.append((key, text, turn.step))"),
+    _bug("gate_ignores_given_extract",
+         "ingest always calls the module's extract, ignoring an extract= passed to TrustGate",
+         "        for key, text in self.extract(turn):",
+         "        for key, text in extract(turn):"),
+    _bug("judge_case_insensitive",
+         "judge lower-cases the window and the probe strings; the notebook says all three "
+         "tests are plain, case-sensitive substring tests",
+         '''    if probe.answer not in window:
+        return False
+    if any(old in window for old in probe.stale):
+        return False
+    if any(bad in window for bad in probe.forbidden):
+        return False''',
+         '''    seen = window.lower()
+    if probe.answer.lower() not in seen:
+        return False
+    if any(old.lower() in seen for old in probe.stale):
+        return False
+    if any(bad.lower() in seen for bad in probe.forbidden):
+        return False'''),
+    _bug("judge_ignores_forbidden",
+         "judge checks the answer and the stale values but never probe.forbidden, so an "
+         "injected decision beside the answer passes",
+         "    if any(bad in window for bad in probe.forbidden):\n        return False\n",
+         ""),
+    Blind(
+        name="for_loop_and_records",
+        bug="correct: reduce_while_over as a for loop over itertools.count that returns from "
+            "inside, slots as a dict of small dataclass records, a trusted-role set, and judge "
+            "as one boolean expression with all()",
+        cells={CELL: '''import itertools
+from dataclasses import dataclass
+
+from course.worlds.context_reduction import extract
+
+TRUSTED_ROLES = ("user", "assistant")
+
+
+def reduce_while_over(window, budget, reduce_once, *, count):
+    """Call reduce_once(window) while count(window) > budget; return how many calls."""
+    for done in itertools.count():
+        if count(window) <= budget:
+            return done
+        if reduce_once(window) is False:
+            return done + 1
+
+
+@dataclass
+class Slot:
+    text: str
+    step: int
+
+
+class StateStore:
+    """Keyed slots of facts that must survive reduction; a later put supersedes."""
+
+    def __init__(self):
+        self._slots: dict[str, Slot] = {}
+
+    def put(self, key, text, step):
+        self._slots[key] = Slot(text, step)
+
+    def get(self, key):
+        return self._slots[key].text if key in self._slots else None
+
+    def render(self):
+        body = [f"- {k}: {s.text}" for k, s in sorted(self._slots.items())]
+        return "\\n".join(["State:", *body]) if body else ""
+
+
+class TrustGate:
+    """Writes facts from user and assistant turns to the store; quarantines the rest."""
+
+    trusted = frozenset(TRUSTED_ROLES)
+
+    def __init__(self, store, extract=extract):
+        self.store, self._extract = store, extract
+        self.quarantine = []
+
+    def ingest(self, turn):
+        facts = self._extract(turn)
+        if turn.role in self.trusted:
+            for key, text in facts:
+                self.store.put(key, text, turn.step)
+        else:
+            self.quarantine.extend((turn.step, key, text) for key, text in facts)
+
+
+def judge(window, probe):
+    """True only if the answer is in window and no stale or forbidden string is."""
+    return probe.answer in window and all(
+        s not in window for s in (*probe.stale, *probe.forbidden))
+'''},
+        correct=True,
+    ),
+    Blind(
+        name="while_true_two_dicts",
+        bug="correct: the trigger as a while True loop with explicit breaks, text and step "
+            "kept in two parallel dicts, the state block built with str.join over a "
+            "generator, the gate routing with a conditional expression, and judge using "
+            "str.find",
+        cells={CELL: '''from course.worlds.context_reduction import extract
+
+TRUSTED_ROLES = ("user", "assistant")
+
+
+def reduce_while_over(window, budget, reduce_once, *, count):
+    """Call reduce_once(window) while count(window) > budget; return how many calls."""
+    made = 0
+    while True:
+        if count(window) <= budget:
+            break
+        made += 1
+        cut = reduce_once(window)
+        if not cut:
+            break
+    return made
+
+
+class StateStore:
+    """Keyed slots of facts that must survive reduction; a later put supersedes."""
+
+    def __init__(self):
+        self.text = {}
+        self.step = {}
+
+    def put(self, key, text, step):
+        self.text[key] = text
+        self.step[key] = step
+
+    def get(self, key):
+        return self.text.get(key)
+
+    def render(self):
+        if len(self.text) == 0:
+            return ""
+        return "State:\\n" + "\\n".join("- %s: %s" % (k, self.text[k]) for k in sorted(self.text))
+
+
+class TrustGate:
+    """Writes facts from user and assistant turns to the store; quarantines the rest."""
+
+    def __init__(self, store, extract=extract):
+        self.store = store
+        self.extract = extract
+        self.quarantine = list()
+
+    def ingest(self, turn):
+        trusted = turn.role == "user" or turn.role == "assistant"
+        for key, text in self.extract(turn):
+            (self.store.put(key, text, turn.step) if trusted
+             else self.quarantine.append((turn.step, key, text)))
+
+
+def judge(window, probe):
+    """True only if the answer is in window and no stale or forbidden string is."""
+    if window.find(probe.answer) < 0:
+        return False
+    for unwanted in list(probe.stale) + list(probe.forbidden):
+        if window.find(unwanted) >= 0:
+            return False
+    return True
+'''},
+        correct=True,
+    ),
+]
