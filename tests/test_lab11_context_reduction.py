@@ -146,5 +146,5 @@ def test_plots_build_under_agg(runs, ns):
 
 
 def test_every_seed_bug_has_a_mutant():
-    assert {m.name for m in MUTANTS} == {"ungated_extractor", "unkeyed_store",
+    assert {m.name for m in MUTANTS} >= {"ungated_extractor", "unkeyed_store",
                                          "per_step_compaction", "presence_only_judge"}

@@ -1,4 +1,10 @@
-"""Blind samples for lab11_context_reduction: written from the release notebook alone."""
+"""Blind samples for lab11_context_reduction: written from the release notebook alone.
+
+The notebook's rule for what reduce_while_over returns was settled after these were
+written (it said "how many times it called it"; it now says how many cuts, the refused call
+not counted): the base, the two correct variants and the one bug about it follow the rule
+now stated.
+"""
 
 from course.grading.blind import Blind
 
@@ -10,12 +16,12 @@ TRUSTED_ROLES = ("user", "assistant")
 
 
 def reduce_while_over(window, budget, reduce_once, *, count):
-    """Call reduce_once(window) while count(window) > budget; return how many calls."""
+    """Call reduce_once(window) while count(window) > budget; return how many cuts."""
     calls = 0
     while count(window) > budget:
-        calls += 1
         if not reduce_once(window):
             break
+        calls += 1
     return calls
 
 
@@ -86,11 +92,11 @@ BLIND = [
          "only while count(window) > budget, and never at or below it",
          "    while count(window) > budget:",
          "    while count(window) >= budget:"),
-    _bug("failed_cut_not_counted",
-         "reduce_while_over does not count the final call that returned False, though the "
-         "notebook says it returns how many times it called reduce_once",
-         "        calls += 1\n        if not reduce_once(window):\n            break\n",
-         "        if not reduce_once(window):\n            break\n        calls += 1\n"),
+    _bug("refused_call_counted",
+         "reduce_while_over counts the call that returned False as a cut, though the "
+         "notebook says that call cut nothing and is not counted",
+         "        if not reduce_once(window):\n            break\n        calls += 1\n",
+         "        calls += 1\n        if not reduce_once(window):\n            break\n"),
     _bug("store_keeps_history",
          "put appends to a per-key history and render shows every value of a slot; the "
          "notebook says a later put replaces the earlier value and the old value appears "
@@ -181,7 +187,7 @@ def reduce_while_over(window, budget, reduce_once, *, count):
         if count(window) <= budget:
             return done
         if reduce_once(window) is False:
-            return done + 1
+            return done
 
 
 @dataclass
@@ -249,10 +255,10 @@ def reduce_while_over(window, budget, reduce_once, *, count):
     while True:
         if count(window) <= budget:
             break
-        made += 1
         cut = reduce_once(window)
         if not cut:
             break
+        made += 1
     return made
 
 

@@ -41,3 +41,22 @@ MUTANTS = [
         loses={"judge_fails_stale_and_injected"},
     ),
 ]
+MUTANTS += [
+    Mutant(
+        name="tool_role_only_quarantined",
+        bug="trust written as a list of who may not write: only 'tool' facts are quarantined, "
+            "so a 'system' note or a retrieved page writes to the store",
+        cell="reduction",
+        old="if turn.role in TRUSTED_ROLES:",
+        new='if turn.role != "tool":',
+        loses={"gate_quarantines_injection"},
+    ),
+    Mutant(
+        name="refused_call_counted",
+        bug="the call whose result was False (it cut nothing) is counted as a cut",
+        cell="reduction",
+        old="        if not reduce_once(window):\n            break\n        cuts += 1",
+        new="        cuts += 1\n        if not reduce_once(window):\n            break",
+        loses={"reduce_only_above_budget"},
+    ),
+]
