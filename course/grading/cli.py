@@ -152,7 +152,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
           f"({time.monotonic() - start:.1f}s)")
     if args.validate:
         bad += _print_catch_rates(root, args.assignments, args.jobs, args.validate_engine)
-        _print_blind_rates(root, args.assignments, args.jobs)
+        if args.blind:
+            _print_blind_rates(root, args.assignments, args.jobs)
     return 1 if bad else 0
 
 
@@ -255,6 +256,9 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("--mutants", choices=["all", "first", "none"], default="all")
     v.add_argument("--no-validate", dest="validate", action="store_false",
                    help="skip the Validate catch rate (release notebooks with each mutant)")
+    v.add_argument("--no-blind", dest="blind", action="store_false",
+                   help="skip the blind samples' rates (tests/blind/): for whoever is writing "
+                        "the visible checks, who must not tune them to those bugs")
     v.add_argument("--validate-engine", choices=["quick", "nbgrader"], default="quick",
                    help="quick: forked runs scored by nbgrader's rule (default); nbgrader: "
                         "the real `nbgrader validate` per notebook, several times slower")
