@@ -32,12 +32,13 @@ from typing import Any
 
 import anthropic
 import httpx2
+import jiter
 
-from . import tokens
+from . import thinking, tokens
 from .cassette import ReplayMiss
 from .promptcache import PromptCache as PromptCache  # re-exported: a responder wrapper
 from .validation import InvalidRequest, check
-from .wire import JSON, Reply, encode_sse, error_body, sse_events
+from .wire import JSON, Reply, encode_sse, error_body, rate_limit_headers, sse_events
 
 Responder = Callable[[JSON], "Reply | JSON"]
 Observer = Callable[[JSON, "httpx2.Response | None"], None]
@@ -152,14 +153,23 @@ class FakeAPI:
         try:
             body = json.loads(request.content or b"{}")
         except json.JSONDecodeError:
-            return _json_response(400, error_body(400, "There was an error parsing the body"))
+            # source: docs api/errors (400 invalid_request_error for "the format or content
+            # of your request"); the docs quote no message for unparseable JSON: ours.
+            return self.render(Reply(400, body=error_body(
+                400, "There was an error parsing the body")), {}, request)
+        if not isinstance(body, dict):  # JSON, but no object: a 400, never a crash here
+            return self.render(Reply(400, body=error_body(
+                400, "Input should be a valid dictionary or object to extract fields from")),
+                {}, request)
         self.requests.append(copy.deepcopy(body))
         self.paths.append(request.url.path)
         if self.validate and request.url.path.endswith("/messages"):
             try:
                 check(body)
-            except InvalidRequest as exc:
-                return _json_response(400, error_body(400, str(exc)))
+                thinking.check(body, self)
+            except InvalidRequest as exc:  # a 400, or the 404 of an unknown model
+                return self.render(Reply(exc.status, body=error_body(
+                    exc.status, str(exc), exc.error_type)), body, request)
         reply = self.responder(body)
         if not isinstance(reply, Reply):
             reply = Reply.ok(reply)
@@ -171,12 +181,17 @@ class FakeAPI:
             raise httpx2.RemoteProtocolError(
                 "Server disconnected without sending a response.", request=request
             )
-        headers = {"request-id": f"req_fake_{len(self.requests):04d}", **reply.headers}
+        # Every response carries a request-id and the rate-limit headers (docs api/errors,
+        # "Request IDs"; docs api/rate-limits, "Response headers"); a reply's own win.
+        headers = {"request-id": f"req_fake_{len(self.requests):04d}",
+                   **rate_limit_headers(len(self.requests), status=reply.status),
+                   **reply.headers}
         if reply.events is not None:
             return _sse_response(reply.status, reply.events, headers)
         payload = reply.body
         if reply.status == 200 and isinstance(payload, dict) and payload.get("type") == "message":
-            payload = with_usage(payload, body)
+            payload = with_usage(follow_request(payload, body), body)
+            thinking.remember(self, payload)
             if body.get("stream"):
                 return _sse_response(200, sse_events(payload), headers)
         return _json_response(reply.status, payload, headers)
@@ -226,21 +241,177 @@ def _handler_for(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
 
 
 def with_usage(msg: JSON, body: JSON) -> JSON:
-    """Fill a message's missing usage from the request and reply sizes."""
-    if msg.get("usage") is not None:
+    """Fill a message's missing usage from the request and reply sizes.
+
+    A usage a reply already carries is what the API billed and is kept as it is (thinking
+    included, where the reply's author wrote it so). Counted here, ``output_tokens``
+    includes the reasoning of its thinking blocks, reported again in
+    ``output_tokens_details.thinking_tokens`` (SDK ``types/output_tokens_details.py``:
+    thinking tokens are part of ``output_tokens``, the billed total).
+    """
+    given = msg.get("usage")
+    if isinstance(given, dict) and None not in (given.get("input_tokens"),
+                                                given.get("output_tokens")):
         return msg
-    out_tokens = tokens.content_tokens(msg["content"])
-    return dict(msg, usage={
+    given = dict(given or {})
+    content = msg.get("content") or []
+    reasoning = sum(thinking.reasoning_tokens(b) for b in content
+                    if isinstance(b, dict) and b.get("type") == "thinking")
+    filled: JSON = {
         "input_tokens": tokens.request_tokens(body),
-        "output_tokens": out_tokens,
+        "output_tokens": max(1, output_tokens(content)),
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": 0,
-    })
+    }
+    filled.update({k: v for k, v in given.items() if v is not None})
+    if reasoning and given.get("output_tokens") is None:
+        filled["output_tokens_details"] = {"thinking_tokens": reasoning}
+    return dict(msg, usage=filled)
+
+
+# -- the reply follows the request -------------------------------------------------------
+
+
+def block_tokens(block: JSON) -> int:
+    """Output tokens one content block costs: a thinking block its reasoning, others as
+    :func:`course.tokens.content_tokens` counts them."""
+    if block.get("type") == "thinking":
+        return thinking.reasoning_tokens(block)
+    return tokens.content_tokens([block])
+
+
+def output_tokens(content: list[JSON]) -> int:
+    """Output tokens of a reply's content, thinking included."""
+    return sum(block_tokens(b) for b in content if isinstance(b, dict))
+
+
+def follow_request(msg: JSON, body: JSON) -> JSON:
+    """The reply as the API sends it for ``body``: a copy of ``msg`` that
+
+    * names the requested model (SDK ``types/message.py``: ``model`` is the model that
+      completed the prompt, so a request for claude-sonnet-5 is answered as claude-sonnet-5);
+    * begins with a thinking block when the request thinks (:func:`add_thinking`);
+    * stops at the first of ``stop_sequences`` and within ``max_tokens`` (:func:`cut`).
+    """
+    out = copy.deepcopy(msg)
+    if isinstance(body.get("model"), str):
+        out["model"] = body["model"]
+    return cut(add_thinking(out, body), body)
+
+
+def add_thinking(msg: JSON, body: JSON) -> JSON:
+    """Put one thinking block first when the request thinks (:func:`course.thinking.display_for`).
+
+    Left as they are: replies that already carry thinking blocks, replies with no content
+    (an empty answer or a refusal with no blocks) and refusals, whose content the safety
+    classifiers decide. Adaptive thinking is the model's choice (thinking-troubleshooting:
+    "adaptive"): the fake skips it when ``max_tokens`` leaves less than twice its reasoning
+    of room, so a tiny ``max_tokens`` still gets text back.
+    """
+    display = thinking.display_for(body)
+    content = msg.get("content") or []
+    if (display is None or not content or msg.get("stop_reason") == "refusal"
+            or any(thinking.is_thinking(b) for b in content)):
+        return msg
+    limit = body.get("max_tokens")
+    if isinstance(limit, int) and tokens.count(thinking.REASONING) * 2 > limit:
+        return msg
+    block = thinking.make_block(display, f"{msg.get('id', '')}:{len(content)}")
+    return dict(msg, content=[block, *content])
+
+
+def _stop_at(content: list[JSON], sequences: list[str]) -> tuple[list[JSON], str | None]:
+    """Content up to the first stop sequence in a text block, and the sequence found."""
+    for i, b in enumerate(content):
+        if not (isinstance(b, dict) and b.get("type") == "text"):
+            continue
+        found = [(b["text"].find(s), n, s) for n, s in enumerate(sequences) if s in b["text"]]
+        if found:
+            at, _, seq = min(found)
+            head = b["text"][:at]
+            return content[:i] + ([dict(b, text=head)] if head else []), seq
+    return content, None
+
+
+def _partial_input(name: str, value: JSON, room: int) -> JSON:
+    """What a tool call's input parses to when only ``room`` tokens of it were written."""
+    encoded = json.dumps(value, separators=(",", ":"))
+    written = encoded[:max(0, room - tokens.count(name)) * tokens.CHARS_PER_TOKEN]
+    try:
+        parsed = jiter.from_json(written.encode(), partial_mode=True) if written else {}
+    except ValueError:
+        parsed = {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _within(content: list[JSON], limit: int) -> tuple[list[JSON], bool]:
+    """Content cut to ``limit`` output tokens, and whether anything was cut."""
+    out: list[JSON] = []
+    spent = 0
+    for b in content:
+        cost = block_tokens(b) if isinstance(b, dict) else 0
+        if spent + cost <= limit:
+            out.append(b)
+            spent += cost
+            continue
+        room = limit - spent
+        if room > 0 and b.get("type") == "text":
+            out.append(dict(b, text=b["text"][:room * tokens.CHARS_PER_TOKEN]))
+        elif room > 0 and b.get("type") == "tool_use":
+            out.append(dict(b, input=_partial_input(b.get("name", ""), b.get("input", {}),
+                                                    room)))
+        return out, True
+    return out, False
+
+
+def cut(msg: JSON, body: JSON) -> JSON:
+    """Apply the request's ``stop_sequences`` and ``max_tokens`` to a reply.
+
+    * SDK ``types/message_create_params.py``: when the model meets one of the
+      ``stop_sequences``, ``stop_reason`` is ``"stop_sequence"`` and ``stop_sequence`` holds
+      the sequence. The text ends before it and nothing after it is generated.
+    * Opus 5 migration guide: ``max_tokens`` is a hard limit on the whole output, thinking
+      plus text. A longer reply is cut there with ``stop_reason: "max_tokens"``; a
+      ``tool_use`` block being written at the cut is returned incomplete, as the tool-use
+      docs warn ("the truncated response contains an incomplete tool use block";
+      agents-and-tools/tool-use/implement-tool-use, "Handling the max_tokens stop reason"),
+      with only the part of its input that was written (parsed as the SDK parses a stream:
+      jiter, partial mode). The docs do not say what that input holds.
+
+    A cut reply's usage counts what is left when the usage was the fake's to count, and
+    ``output_tokens`` drops to that figure when the reply came with one.
+    """
+    content = list(msg.get("content") or [])
+    sequences = body.get("stop_sequences")
+    found = None
+    if isinstance(sequences, list) and all(isinstance(s, str) and s for s in sequences):
+        content, found = _stop_at(content, sequences)
+    limit = body.get("max_tokens")
+    over = False
+    if isinstance(limit, int) and limit > 0:
+        content, over = _within(content, limit)
+    if not over and found is None:
+        return msg
+    out = dict(msg, content=content)
+    if over:
+        out.update(stop_reason="max_tokens", stop_sequence=None)
+    else:
+        out.update(stop_reason="stop_sequence", stop_sequence=found)
+    if isinstance(msg.get("usage"), dict) and msg["usage"].get("output_tokens") is not None:
+        out["usage"] = dict(msg["usage"], output_tokens=output_tokens(content))
+    return out
 
 
 def _json_response(status: int, payload: Any, headers: dict[str, str] | None = None
                    ) -> httpx2.Response:
-    return httpx2.Response(status, headers=headers or {}, json=payload)
+    """A JSON response. An error envelope gets the ``request_id`` of its ``request-id``
+    header when it has none (docs api/errors, "Error shapes": the body's ``request_id`` and
+    the header are one value)."""
+    headers = headers or {}
+    if (isinstance(payload, dict) and payload.get("type") == "error"
+            and payload.get("request_id") is None and "request-id" in headers):
+        payload = dict(payload, request_id=headers["request-id"])
+    return httpx2.Response(status, headers=headers, json=payload)
 
 
 def _sse_response(status: int, events: list[tuple[str, JSON]], headers: dict[str, str]

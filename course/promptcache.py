@@ -8,27 +8,45 @@ usage computed the way the live API computes it:
 
 * The request is rendered in the API's order: ``tools``, then ``system``, then ``messages``,
   block by block. A block carrying ``cache_control`` is a breakpoint; the prefix up to and
-  including it is what can be cached.
+  including it is what can be cached. A top-level ``cache_control`` (automatic caching) puts
+  one more breakpoint on the last block that can carry one.
 * Entries are keyed by the model and the exact bytes of the prefix (``cache_control`` itself
   excluded), so any changed byte, a reordered dict, or another model is a different entry.
+  The messages part of a key also carries ``tool_choice``, the thinking setting, the effort
+  and the number of images, because the API invalidates the messages cache when they change.
+* An entry is written only at a breakpoint. A breakpoint reads the newest entry found among
+  the 20 block boundaries ending at it (the lookback); the longest prefix read is **read**,
+  everything from there to the last breakpoint is **written**, the rest is uncached input.
+  So ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` is the whole
+  prompt, and ``usage.cache_creation`` splits the write into its 5-minute and 1-hour parts.
 * A prefix shorter than the model's minimum cacheable length is never cached, and nothing
   says so: the call simply reports ``cache_creation_input_tokens: 0``.
-* The longest breakpoint prefix still alive is **read**; every longer breakpoint prefix is
-  **written**. What lies after the last breakpoint is uncached input. So
-  ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` is the whole prompt.
 * An entry lives ``ttl`` seconds on the injected clock (5 minutes, or 1 hour for
   ``cache_control: {"type": "ephemeral", "ttl": "1h"}``) and each read renews it.
+* The request errors the API answers with a 400 come back as a 400 before the model runs:
+  a ``cache_control`` that is not ``{"type": "ephemeral", "ttl": "5m" | "1h"}``, more than 4
+  breakpoints, a 1-hour breakpoint after a 5-minute one, an automatic breakpoint whose TTL
+  disagrees with an explicit one on the same block.
+
+Not modelled (the fake is permissive there): concurrent requests (live, an entry is readable
+only once the response that writes it has begun), ``cache_control`` nested inside a
+``tool_result``'s content, the web search, citations and speed toggles, the stripping of
+earlier thinking blocks on models that strip them, and per-workspace isolation.
 
 The counts land in ``usage`` exactly where the API puts them, so the SDK parses them into
-``Usage.cache_creation_input_tokens`` and ``Usage.cache_read_input_tokens``; on a streamed call
-they arrive in ``message_start``, as live. Token counts come from :mod:`course.tokens`.
+``Usage.cache_creation_input_tokens``, ``Usage.cache_read_input_tokens`` and
+``Usage.cache_creation``; on a streamed call they arrive in ``message_start``, as live.
+Token counts come from :mod:`course.tokens`.
+
+Sources (the ``search`` tool's docs corpus and the pinned SDK, anthropic 2.10.0):
+``PROMPT_CACHING`` below is the docs page every rule cites by section.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,15 +57,48 @@ from .wire import Reply
 JSON = dict[str, Any]
 Responder = Callable[[JSON], "Reply | JSON"]
 
+PROMPT_CACHING = "https://platform.claude.com/docs/en/build-with-claude/prompt-caching"
+
 #: Minimum cacheable prefix, in tokens, per model (unknown models get ``DEFAULT_MIN_TOKENS``).
+#: source: PROMPT_CACHING, "Cache limitations": 512 tokens for Claude Opus 5; 1,024 for
+#: Claude Sonnet 5; 4,096 for Claude Haiku 4.5. Also models/opus-5/overview, "Good to know":
+#: "The minimum cacheable prompt length is 512 tokens."
 MIN_TOKENS: dict[str, int] = {
-    "claude-opus-5": 1024,
+    "claude-opus-5": 512,
     "claude-sonnet-5": 1024,
-    "claude-haiku-4-5": 2048,
+    "claude-haiku-4-5": 4096,
+    "claude-haiku-4-5-20251001": 4096,   # the dated id of Haiku 4.5
 }
-DEFAULT_MIN_TOKENS = 1024
+DEFAULT_MIN_TOKENS = 1024   # the docs list no other model the course uses; ours
+#: source: SDK types/cache_control_ephemeral_param.py:11, ``ttl: Literal["5m", "1h"]``,
+#: "Defaults to `5m`"; PROMPT_CACHING: "By default, the cache has a 5-minute lifetime".
 TTL_SECONDS: dict[str, float] = {"5m": 300.0, "1h": 3600.0}
+DEFAULT_TTL = "5m"
+#: source: PROMPT_CACHING, "You can define up to 4 cache breakpoints"; automatic caching
+#: "uses one of the available breakpoint slots".
 MAX_BREAKPOINTS = 4
+#: source: PROMPT_CACHING: "The lookback window is 20 blocks. The system checks at most 20
+#: positions per breakpoint, counting the breakpoint itself as the first."
+LOOKBACK_BLOCKS = 20
+#: source: models/opus-5/overview and models/sonnet-5/overview, "Default effort: high";
+#: PROMPT_CACHING, cache invalidation: "Setting effort explicitly to the model's default is
+#: equivalent to omitting it and does not invalidate".
+DEFAULT_EFFORT: dict[str, str] = {"claude-opus-5": "high", "claude-sonnet-5": "high"}
+#: Blocks that cannot be a breakpoint: the automatic one walks back past them.
+#: source: PROMPT_CACHING, caching with thinking blocks: thinking blocks cannot be marked
+#: with cache_control; "If the last block is not eligible as an automatic cache breakpoint
+#: target, the system silently walks backwards to find the nearest eligible block".
+NOT_ELIGIBLE = frozenset({"thinking", "redacted_thinking"})
+
+# source: the API's 400s, as quoted in public code that logs them (wording is the API's):
+# "messages.130.content.0.cache_control.ttl: a ttl='1h' cache_control block must not come
+# after a ttl='5m' cache_control block. Note that blocks are processed in the following
+# order: `tools`, `system`, `messages`." and "A maximum of 4 blocks with cache_control may be
+# provided. Found 5." and "system.0.cache_control.ttl: Input should be '5m' or '1h'".
+_ORDER_MESSAGE = ("{path}.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' "
+                  "cache_control block. Note that blocks are processed in the following order: "
+                  "`tools`, `system`, `messages`.")
+_TOO_MANY = "A maximum of {limit} blocks with cache_control may be provided. Found {found}."
 
 
 @dataclass(frozen=True)
@@ -58,6 +109,10 @@ class Segment:
     data: bytes         # what the cache key sees (cache_control removed, key order kept)
     tokens: int
     ttl: float | None   # set when the block carries cache_control (a breakpoint)
+    path: str = ""      # the API's name for the block in a 400, e.g. "messages.2.content.0"
+    section: str = ""   # "tools", "system" or "messages"
+    ttl_name: str | None = None   # "5m" or "1h" when the block is a breakpoint
+    eligible: bool = True         # may carry a breakpoint (thinking blocks may not)
 
 
 @dataclass(frozen=True)
@@ -67,10 +122,29 @@ class Billing:
     input_tokens: int
     cache_creation_input_tokens: int
     cache_read_input_tokens: int
+    ephemeral_5m_input_tokens: int = 0
+    ephemeral_1h_input_tokens: int = 0
 
     @property
     def prompt_tokens(self) -> int:
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+
+class InvalidCacheControl(ValueError):
+    """A request the API would refuse with a 400 over its ``cache_control`` fields."""
+
+
+class TooManyBreakpoints(InvalidCacheControl):
+    """More ``cache_control`` blocks than the API accepts in one request."""
+
+
+@dataclass(frozen=True)
+class Breakpoint:
+    """One breakpoint of a request: which rendered block, its TTL, and its name in a 400."""
+
+    index: int          # into render(body)
+    ttl_name: str
+    path: str           # "<block path>.cache_control", or "cache_control" for the automatic one
 
 
 def _strip(block: Any) -> Any:
@@ -79,12 +153,23 @@ def _strip(block: Any) -> Any:
     return block
 
 
-def _ttl(block: Any) -> float | None:
-    if not isinstance(block, dict) or not block.get("cache_control"):
+def _control_error(control: Any, path: str) -> str | None:
+    """The API's 400 for a malformed ``cache_control`` object at ``path``, or None."""
+    # source: SDK types/cache_control_ephemeral_param.py: type Required[Literal["ephemeral"]],
+    # ttl Literal["5m", "1h"]; the messages are the API's (see _ORDER_MESSAGE above).
+    if not isinstance(control, dict) or control.get("type") != "ephemeral":
+        return f"{path}.type: Input should be 'ephemeral'"
+    if "ttl" in control and control["ttl"] not in TTL_SECONDS:
+        return f"{path}.ttl: Input should be '5m' or '1h'"
+    return None
+
+
+def _ttl_name(block: Any) -> str | None:
+    if not isinstance(block, dict) or block.get("cache_control") is None:
         return None
     control = block["cache_control"]
-    ttl = control.get("ttl", "5m") if isinstance(control, dict) else "5m"
-    return TTL_SECONDS.get(ttl, TTL_SECONDS["5m"])
+    ttl = control.get("ttl", DEFAULT_TTL) if isinstance(control, dict) else DEFAULT_TTL
+    return ttl if ttl in TTL_SECONDS else DEFAULT_TTL
 
 
 def _block_tokens(block: Any) -> int:
@@ -92,6 +177,9 @@ def _block_tokens(block: Any) -> int:
         return tokens.count(block)
     if isinstance(block, dict) and block.get("type") == "text":
         return tokens.count(block.get("text", ""))
+    if isinstance(block, dict) and block.get("type") in NOT_ELIGIBLE:
+        # as course.tokens.request_tokens counts them: the visible text only, no signature
+        return tokens.count(block["thinking"]) if block.get("thinking") else 0
     return tokens.count(block)
 
 
@@ -99,43 +187,146 @@ def render(body: JSON) -> list[Segment]:
     """The request as the cache sees it: tools, then system, then messages, block by block."""
     out: list[Segment] = []
 
-    def add(where: str, block: Any, role: str | None = None) -> None:
+    def add(where: str, path: str, section: str, block: Any, role: str | None = None) -> None:
         shown = _strip(block)
         payload = shown if role is None else {"role": role, "block": shown}
         data = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
-        out.append(Segment(where, data, _block_tokens(shown), _ttl(block)))
+        name = _ttl_name(block)
+        eligible = not (isinstance(block, dict) and block.get("type") in NOT_ELIGIBLE)
+        out.append(Segment(where, data, _block_tokens(shown),
+                           TTL_SECONDS[name] if name else None, path, section, name, eligible))
 
     for i, tool in enumerate(body.get("tools") or []):
-        add(f"tools[{i}]", tool)
+        add(f"tools[{i}]", f"tools.{i}", "tools", tool)
     system = body.get("system")
     if isinstance(system, str) and system:
-        add("system", system)
+        add("system", "system", "system", system)
     elif isinstance(system, list):
         for i, block in enumerate(system):
-            add(f"system[{i}]", block)
+            add(f"system[{i}]", f"system.{i}", "system", block)
     for i, msg in enumerate(body.get("messages") or []):
         content = msg.get("content")
         if isinstance(content, str):
-            add(f"messages[{i}]", content, msg.get("role"))
+            add(f"messages[{i}]", f"messages.{i}.content", "messages", content, msg.get("role"))
         else:
             for j, block in enumerate(content or []):
-                add(f"messages[{i}].content[{j}]", block, msg.get("role"))
+                add(f"messages[{i}].content[{j}]", f"messages.{i}.content.{j}", "messages",
+                    block, msg.get("role"))
     return out
 
 
-def _prefixes(model: str, segments: list[Segment]) -> Iterator[tuple[int, str, float]]:
-    """(tokens up to and including the breakpoint, cache key, ttl) for every breakpoint."""
+def _images(value: Any) -> int:
+    if isinstance(value, dict):
+        return int(value.get("type") == "image") + sum(_images(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_images(v) for v in value)
+    return 0
+
+
+def _messages_context(body: JSON) -> bytes:
+    """What the messages cache depends on besides the blocks themselves.
+
+    source: PROMPT_CACHING, the table of what invalidates the cache: tool choice, images
+    ("Adding/removing images anywhere in the prompt affects message blocks") and thinking
+    parameters each keep the tools and system caches valid and invalidate the messages
+    cache; so does output_config.effort, unless set to the model's default. Whether an
+    explicit thinking setting equal to the model's default counts as a change, the docs do
+    not say: the fake compares the field as sent.
+    """
+    model = str(body.get("model", ""))
+    effort = (body.get("output_config") or {}).get("effort")
+    if effort is not None and effort == DEFAULT_EFFORT.get(model):
+        effort = None
+    context = {"tool_choice": body.get("tool_choice"), "thinking": body.get("thinking"),
+               "effort": effort, "images": _images(body.get("messages") or [])}
+    return json.dumps(context, sort_keys=True, separators=(",", ":")).encode()
+
+
+def _keys(model: str, segments: list[Segment], context: bytes) -> list[tuple[int, str]]:
+    """(tokens up to and including the block, cache key of that prefix) for every block."""
     digest = hashlib.sha256(model.encode() + b"\0")
-    total = 0
+    total, out, entered = 0, [], False
     for seg in segments:
+        if seg.section == "messages" and not entered:
+            digest.update(b"\0messages\0" + context)
+            entered = True
         digest.update(len(seg.data).to_bytes(8, "big") + seg.data)
         total += seg.tokens
-        if seg.ttl is not None:
-            yield total, digest.hexdigest(), seg.ttl
+        out.append((total, digest.hexdigest()))
+    return out
 
 
-class TooManyBreakpoints(ValueError):
-    """More ``cache_control`` blocks than the API accepts in one request."""
+def breakpoints(body: JSON, segments: list[Segment] | None = None) -> list[Breakpoint]:
+    """Every breakpoint of the request in render order, automatic one included.
+
+    Raises :class:`InvalidCacheControl` with the API's message for a request it refuses.
+    """
+    segments = render(body) if segments is None else segments
+    marks = []
+    for i, seg in enumerate(segments):
+        if seg.ttl_name is None:
+            continue
+        if not seg.eligible:
+            # source: PROMPT_CACHING, caching with thinking blocks: "Thinking blocks cannot be
+            # explicitly marked with cache_control"; the message as the API words a field a
+            # block does not take (wording ours).
+            raise InvalidCacheControl(f"{seg.path}.cache_control: Extra inputs are not "
+                                      "permitted")
+        control = _find_block(body, seg)["cache_control"]
+        error = _control_error(control, f"{seg.path}.cache_control")
+        if error:
+            raise InvalidCacheControl(error)
+        marks.append(Breakpoint(i, seg.ttl_name, f"{seg.path}.cache_control"))
+    auto = body.get("cache_control")
+    if auto is not None:
+        error = _control_error(auto, "cache_control")
+        if error:
+            raise InvalidCacheControl(error)
+        marks = _with_automatic(marks, segments, auto.get("ttl", DEFAULT_TTL))
+    if len(marks) > MAX_BREAKPOINTS:
+        # source: PROMPT_CACHING, automatic caching edge cases: "If 4 explicit block-level
+        # breakpoints already exist, the API returns a 400 error (no slots left)".
+        raise TooManyBreakpoints(_TOO_MANY.format(limit=MAX_BREAKPOINTS, found=len(marks)))
+    seen_5m = False
+    for mark in marks:
+        # source: PROMPT_CACHING, mixing TTLs: "Cache entries with longer TTL must appear
+        # before shorter TTLs (i.e., a 1-hour cache entry must appear before any 5-minute
+        # cache entries)"; the message is the API's (see _ORDER_MESSAGE).
+        if mark.ttl_name == "1h" and seen_5m:
+            raise InvalidCacheControl(_ORDER_MESSAGE.format(path=mark.path))
+        seen_5m = seen_5m or mark.ttl_name == "5m"
+    return marks
+
+
+def _find_block(body: JSON, seg: Segment) -> JSON:
+    parts = seg.path.split(".")
+    node: Any = body
+    for part in parts:
+        node = node[int(part)] if part.isdigit() else node[part]
+    return node
+
+
+def _with_automatic(marks: list[Breakpoint], segments: list[Segment],
+                    ttl: str) -> list[Breakpoint]:
+    """Add the top-level ``cache_control``'s breakpoint on the last eligible block.
+
+    source: PROMPT_CACHING, automatic caching: "applies the cache breakpoint to the last
+    cacheable block"; edge cases: the same TTL on an explicit breakpoint there is a no-op, a
+    different TTL is a 400, an ineligible last block is walked back from, none found means
+    no caching. The 400's wording is ours.
+    """
+    target = next((i for i in range(len(segments) - 1, -1, -1) if segments[i].eligible), None)
+    if target is None:
+        return marks
+    same = [m for m in marks if m.index == target]
+    if same:
+        if same[0].ttl_name != ttl:
+            raise InvalidCacheControl(
+                f"cache_control: the top-level cache_control has ttl='{ttl}', but the last "
+                f"cacheable block ({same[0].path}) already has ttl='{same[0].ttl_name}'; "
+                "give both the same ttl or remove one")
+        return marks
+    return sorted([*marks, Breakpoint(target, ttl, "cache_control")], key=lambda m: m.index)
 
 
 class PromptCache:
@@ -151,7 +342,7 @@ class PromptCache:
         self.responder = responder
         self.clock = clock if clock is not None else FakeClock()
         self.min_tokens = min_tokens
-        self.entries: dict[str, float] = {}   # cache key -> expiry time
+        self.entries: dict[str, tuple[float, float]] = {}   # cache key -> (expiry, ttl seconds)
         self.log: list[Billing] = []
 
     def minimum(self, model: str) -> int:
@@ -160,51 +351,75 @@ class PromptCache:
             return self.min_tokens
         return MIN_TOKENS.get(model, DEFAULT_MIN_TOKENS)
 
+    def _alive(self, key: str, now: float) -> bool:
+        entry = self.entries.get(key)
+        return entry is not None and entry[0] > now
+
     def bill(self, body: JSON) -> Billing:
-        """Look the request up, store what it writes, and return its input-side counts."""
+        """Look the request up, store what it writes, and return its input-side counts.
+
+        Raises :class:`InvalidCacheControl` for a request the API refuses.
+        """
         model = str(body.get("model", ""))
         segments = render(body)
-        total = sum(s.tokens for s in segments)
-        marks = list(_prefixes(model, segments))
-        if len(marks) > MAX_BREAKPOINTS:
-            raise TooManyBreakpoints(
-                f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. "
-                f"Found {len(marks)}.")
+        marks = breakpoints(body, segments)
+        keys = _keys(model, segments, _messages_context(body))
+        total = keys[-1][0] if keys else 0
         now = self.clock()
-        read = 0
-        for upto, key, ttl in reversed(marks):
-            if self.entries.get(key, float("-inf")) > now:
-                read = upto
-                self.entries[key] = now + ttl      # a read renews the entry's lifetime
-                break
-        written_to = read
-        for upto, key, ttl in marks:
-            if upto > read and upto >= self.minimum(model):
-                self.entries[key] = now + ttl
-                written_to = max(written_to, upto)
-        billing = Billing(total - written_to, written_to - read, read)
+        hit = -1
+        for mark in marks:
+            # source: PROMPT_CACHING, lookback: "If the system finds no matching entry in that
+            # window, checking stops"; it "only finds entries that earlier requests wrote at
+            # their own breakpoints".
+            for j in range(mark.index, max(mark.index - LOOKBACK_BLOCKS, -1), -1):
+                if self._alive(keys[j][1], now):
+                    hit = max(hit, j)
+                    break
+        read = keys[hit][0] if hit >= 0 else 0
+        if hit >= 0:
+            ttl = self.entries[keys[hit][1]][1]
+            self.entries[keys[hit][1]] = (now + ttl, ttl)   # a read renews the entry's lifetime
+        # source: PROMPT_CACHING, mixing TTLs: A = the highest cache hit, B = the highest 1-hour
+        # breakpoint after A, C = the last breakpoint; A is read, B - A is billed as a 1-hour
+        # write and C - B as a 5-minute write. Breakpoints below the minimum write nothing
+        # (source: "Cache limitations": shorter prompts "will be processed without caching").
+        written_1h = written_to = read
+        for mark in marks:
+            upto, key = keys[mark.index]
+            if mark.index <= hit or upto < self.minimum(model):
+                continue
+            seconds = TTL_SECONDS[mark.ttl_name]
+            self.entries[key] = (now + seconds, seconds)
+            written_to = max(written_to, upto)
+            if mark.ttl_name == "1h":
+                written_1h = max(written_1h, upto)
+        w1h, w5m = written_1h - read, written_to - written_1h
+        billing = Billing(total - written_to, w1h + w5m, read, w5m, w1h)
         self.log.append(billing)
         return billing
 
     def __call__(self, body: JSON) -> Reply | JSON:
-        marks = sum(1 for s in render(body) if s.ttl is not None)
-        if marks > MAX_BREAKPOINTS:
-            return Reply.error(400, f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control "
-                                    f"may be provided. Found {marks}.")
+        try:
+            breakpoints(body)
+        except InvalidCacheControl as exc:
+            return Reply.error(400, str(exc))
         reply = self.responder(body)
         as_reply = reply if isinstance(reply, Reply) else Reply.ok(reply)
         msg = as_reply.body
         if as_reply.status != 200 or not isinstance(msg, dict) or msg.get("type") != "message":
             return reply                            # an error bills nothing and caches nothing
         billing = self.bill(body)
-        given = msg.get("usage") or {}
+        given = dict(msg.get("usage") or {})
         out_tokens = given.get("output_tokens")
         if out_tokens is None:
             out_tokens = tokens.content_tokens(msg["content"])
-        usage = {
-            "input_tokens": billing.input_tokens,
-            "output_tokens": out_tokens,
-            "cache_creation_input_tokens": billing.cache_creation_input_tokens,
-            "cache_read_input_tokens": billing.cache_read_input_tokens,
-        }
+        # source: PROMPT_CACHING, tracking cache performance: cache_creation breaks the write
+        # into ephemeral_5m_input_tokens and ephemeral_1h_input_tokens (SDK
+        # types/cache_creation.py); cache_creation_input_tokens is their sum.
+        usage = dict(given, input_tokens=billing.input_tokens, output_tokens=out_tokens,
+                     cache_creation_input_tokens=billing.cache_creation_input_tokens,
+                     cache_read_input_tokens=billing.cache_read_input_tokens,
+                     cache_creation={
+                         "ephemeral_5m_input_tokens": billing.ephemeral_5m_input_tokens,
+                         "ephemeral_1h_input_tokens": billing.ephemeral_1h_input_tokens})
         return Reply(as_reply.status, dict(as_reply.headers), body=dict(msg, usage=usage))

@@ -1,22 +1,88 @@
-"""Reject a Messages request the way the live API does, with the API's own 400 messages.
+"""Reject a Messages request the way the live API does, with the API's own status and wording.
 
-The checks cover what an agent loop gets wrong: a missing or empty message list,
-empty content, a ``tool_result`` that answers no ``tool_use`` of the previous
-assistant turn, and ``tool_use`` ids left unanswered. Like the API, consecutive
-turns of the same role are merged before the checks, which is why splitting
-tool results over several user messages is *accepted* (and silently teaches the
-model to call tools one at a time).
+The checks cover what an agent loop gets wrong: a malformed body or block, an unknown model,
+``max_tokens`` out of range, sampling parameters or a prefill the model no longer takes, bad
+tool definitions and ``tool_choice``, empty text, the same ``tool_use`` id twice, text before
+the tool results, a ``tool_result`` that answers no ``tool_use`` of the previous assistant
+turn, and ``tool_use`` ids left unanswered. Like the API, consecutive turns of the same role
+are merged before the conversation checks, which is why splitting tool results over several
+user messages is *accepted* (and silently teaches the model to call tools one at a time).
+
+Every rule names its source next to it. ``(wording ours)`` marks a message the sources do
+not quote; it is written in the API's style (a dotted field path, then the problem). A rule
+the sources state but the fake leaves out is listed at the end of this docstring.
+
+Source keys used below:
+
+* ``docs:tool-calls`` -- https://platform.claude.com/docs/en/agents-and-tools/tool-use/handle-tool-calls
+  ("Tool result blocks must immediately follow their corresponding tool use blocks"; "the
+  tool_result blocks must come FIRST in the content array. Any text must come AFTER all tool
+  results", with that very example marked "this will cause a 400 error" and the error named
+  "tool_use ids were found without tool_result blocks immediately after"; "Example of empty
+  tool result" with no ``content``).
+* ``docs:errors`` -- https://platform.claude.com/docs/en/api/errors (404 ``not_found_error``
+  "The requested resource was not found"; 400 ``invalid_request_error`` for "the format or
+  content of your request").
+* ``sdk:create`` -- anthropic 2.10.0, ``anthropic/types/message_create_params.py``: lines
+  35-47 (``max_tokens``: "Set to ``0`` to populate the prompt cache without generating a
+  response"; "Different models have different maximum values"), lines 64-69 ("On models
+  that don't support prefill, creating a message that ends with a partial ``assistant``
+  response returns a 400 error"), lines 233-240 (tool ``name``, ``input_schema`` as a JSON
+  schema); ``anthropic/types/tool_param.py`` lines 17-20 (``input_schema.type`` is
+  ``Literal["object"]``); ``anthropic/types/tool_choice_param.py`` (``auto``, ``any``,
+  ``tool`` with a required ``name``, ``none``).
+* ``models`` -- :mod:`course.models`, which cites the model pages and migration guide for
+  each model's output ceiling, prefill and sampling rules.
+* ``live`` -- the message the live API sends, as quoted verbatim in public reports of it:
+  "messages.1.content.1: `tool_use` ids must be unique" (github.com/anthropics/claude-code
+  issues 21317, 28515); "messages: text content blocks must be non-empty" and "...must
+  contain non-whitespace text" (claude-code issues 23440, 23352); "max_tokens: 128001 >
+  128000, which is the maximum allowed number of output tokens for claude-opus-4-6"
+  (claude-code issue 23923); 404 "model: opus-4" (claude-code issue 6169); "This model does
+  not support assistant message prefill. The conversation must end with a user message."
+  (jobrunr/JavaClaw issue 36); "`temperature` is deprecated for this model." (Comfy-Org/ComfyUI
+  issue 13923, Opus 4.7); "tools.19.custom.name: String should match pattern
+  '^[a-zA-Z0-9_-]{1,128}$'" (live 400s of 2026 quoted in github/copilot-cli issue 2581);
+  "messages.52.content.0.tool_result: content cannot be empty if `is_error` is true"
+  (bytedance/trae-agent issue 230).
+
+Left out on purpose (documented, but no loop in this course can reach it, or the fake cannot
+know it): the 32 MB request size limit (413, ``docs:errors``), the 100,000-message limit
+(``sdk:create`` line 119), image and document block validation, server-tool definitions
+(only their names are checked for uniqueness), and the thinking round trip, which
+:mod:`course.thinking` checks.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from typing import Any
 
+from . import models
 from .wire import JSON
 
 
 class InvalidRequest(ValueError):
     """A request the API would answer with 400 ``invalid_request_error``."""
+
+    status: int = 400
+    error_type: str = "invalid_request_error"
+
+
+class ModelNotFound(InvalidRequest):
+    """A request for a model the API does not serve: 404 ``not_found_error``."""
+
+    status = 404
+    error_type = "not_found_error"
+
+
+# source: live ("tools.N.custom.name: String should match pattern ...").
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
+SAMPLING_PARAMS = ("temperature", "top_p", "top_k")
+PREFILL_REJECTED = ("This model does not support assistant message prefill. The conversation "
+                    "must end with a user message.")
 
 
 def blocks(content: Any) -> list[JSON]:
@@ -58,37 +124,297 @@ def _ids(content: list[JSON], kind: str, key: str) -> list[str]:
     return [b.get(key) for b in content if isinstance(b, dict) and b.get("type") == kind]
 
 
-def check(body: JSON) -> None:
-    """Raise :class:`InvalidRequest` with the API's message if ``body`` would be rejected."""
+def check(body: Any) -> None:
+    """Raise :class:`InvalidRequest` (or :class:`ModelNotFound`) with the API's status and
+    message if ``body`` would be rejected. Any JSON value is safe to pass: a malformed one is
+    a 400 here, never another exception."""
+    if not isinstance(body, dict):
+        # source: docs:errors (400 for the format of the request); wording ours.
+        raise InvalidRequest("Input should be a valid dictionary or object to extract fields "
+                             "from")
+    _check_fields(body)
+    _check_shapes(body)
+    _check_model(body)
+    _check_tools(body)
+    # Mid-conversation system messages take no part in the turn structure (source:
+    # github:anthropics/skills, skills/claude-api/shared/model-migration.md, "New API
+    # feature: mid-session system prompts", Opus 4.8 on; SDK types/system_message_param.py).
+    # The docs do not say where they may not go, so the fake accepts them anywhere.
+    _check_conversation(merge_turns([m for m in body["messages"] if m["role"] != "system"]))
+
+
+# -- the body's own fields --------------------------------------------------------------
+
+
+def _check_fields(body: JSON) -> None:
     for name in ("model", "max_tokens", "messages"):
         if name not in body:
             raise InvalidRequest(f"{name}: Field required")
+    if not isinstance(body["model"], str):
+        raise InvalidRequest("model: Input should be a valid string")  # wording ours
+    limit = body["max_tokens"]
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise InvalidRequest("max_tokens: Input should be a valid integer")  # wording ours
+    if limit < 0:
+        # source: sdk:create lines 35-47 (0 is allowed, to pre-warm the cache); wording ours.
+        raise InvalidRequest("max_tokens: Input should be greater than or equal to 0")
     raw = body["messages"]
     if not isinstance(raw, list) or not raw:
         raise InvalidRequest("messages: at least one message is required")
+
+
+def _empty_text(value: str) -> str | None:
+    """The API's complaint about a text block's text, or ``None`` when it has content."""
+    # source: live (both messages, word for word).
+    if value == "":
+        return "messages: text content blocks must be non-empty"
+    if not value.strip():
+        return "messages: text content blocks must contain non-whitespace text"
+    return None
+
+
+def _check_text_block(b: JSON, where: str) -> None:
+    value = b.get("text")
+    if not isinstance(value, str):
+        raise InvalidRequest(f"{where}.text: Field required" if "text" not in b
+                             else f"{where}.text: Input should be a valid string")
+    problem = _empty_text(value)
+    if problem:
+        raise InvalidRequest(problem)
+
+
+def _check_shapes(body: JSON) -> None:
+    """Every message and block well formed, so the later checks can trust the shapes."""
+    raw = body["messages"]
     for i, m in enumerate(raw):
-        if not isinstance(m, dict) or m.get("role") not in ("user", "assistant"):
-            raise InvalidRequest(f"messages.{i}.role: Input should be 'user' or 'assistant'")
+        if not isinstance(m, dict) or m.get("role") not in ("user", "assistant", "system"):
+            raise InvalidRequest(f"messages.{i}.role: Input should be 'user', 'assistant' or "
+                                 "'system'")
         content = m.get("content")
         if not isinstance(content, (str, list)):
             raise InvalidRequest(f"messages.{i}.content: Input should be a valid list")
+        if m["role"] == "system" and isinstance(content, list) and any(
+                not isinstance(b, dict) or b.get("type") != "text" for b in content):
+            # source: SDK types/system_message_param.py (content: a string or text blocks).
+            raise InvalidRequest(f"messages.{i}.content: a system message holds text blocks "
+                                 "only")
         last_assistant = i == len(raw) - 1 and m["role"] == "assistant"
         if not content and not last_assistant:
             raise InvalidRequest(
                 f"messages.{i}: all messages must have non-empty content except for the "
                 "optional final assistant message"
             )
-        for j, b in enumerate(blocks(content)):
-            if not isinstance(b, dict) or "type" not in b:
-                raise InvalidRequest(f"messages.{i}.content.{j}: Input should be a valid block")
-            if b["type"] == "tool_result" and not isinstance(b.get("content", ""), (str, list)):
-                raise InvalidRequest(
-                    f"messages.{i}.content.{j}.tool_result.content: Input should be a valid "
-                    "string or a list of content blocks"
-                )
-    turns = merge_turns(raw)
-    if turns[0]["role"] != "user":
+        if isinstance(content, str):
+            problem = _empty_text(content) if content else None
+            if problem:
+                raise InvalidRequest(problem)
+            continue
+        for j, b in enumerate(content):
+            _check_block(b, f"messages.{i}.content.{j}")
+    system = body.get("system")
+    if system is not None and not isinstance(system, (str, list)):
+        raise InvalidRequest("system: Input should be a valid string or a list of text "
+                             "blocks")  # wording ours
+    if isinstance(system, list):
+        for k, b in enumerate(system):
+            if not isinstance(b, dict) or b.get("type") != "text":
+                raise InvalidRequest(f"system.{k}: Input should be a valid text block")
+            _check_text_block(b, f"system.{k}")
+
+
+def _check_block(b: Any, where: str) -> None:
+    if not isinstance(b, dict) or not isinstance(b.get("type"), str):
+        raise InvalidRequest(f"{where}: Input should be a valid block")
+    kind = b["type"]
+    if kind == "text":
+        _check_text_block(b, where)
+    elif kind == "tool_use":
+        # source: sdk (types/tool_use_block_param.py: id, input, name are Required);
+        # wording ours, in the API's field-path style.
+        for key in ("id", "name"):
+            if not isinstance(b.get(key), str):
+                raise InvalidRequest(f"{where}.tool_use.{key}: Field required")
+        if not isinstance(b.get("input"), dict):
+            raise InvalidRequest(f"{where}.tool_use.input: Input should be a valid dictionary")
+    elif kind == "tool_result":
+        # source: sdk (types/tool_result_block_param.py: tool_use_id is Required); wording
+        # ours. A missing id used to crash the fake with a TypeError the SDK reported as a
+        # retryable APIConnectionError.
+        if not isinstance(b.get("tool_use_id"), str):
+            raise InvalidRequest(f"{where}.tool_result.tool_use_id: Field required")
+        inner = b.get("content", "")
+        if not isinstance(inner, (str, list)):
+            raise InvalidRequest(
+                f"{where}.tool_result.content: Input should be a valid string or a list of "
+                "content blocks"
+            )
+        if isinstance(inner, list):
+            for k, nested in enumerate(inner):
+                _check_block(nested, f"{where}.tool_result.content.{k}")
+        elif inner and not inner.strip():
+            # A whitespace-only string is a text block of whitespace; "" is an empty result,
+            # which docs:tool-calls shows as valid.
+            raise InvalidRequest("messages: text content blocks must contain non-whitespace "
+                                 "text")
+        if b.get("is_error") is True and not inner:
+            # source: live (word for word).
+            raise InvalidRequest(f"{where}.tool_result: content cannot be empty if `is_error` "
+                                 "is true")
+
+
+# -- the model --------------------------------------------------------------------------
+
+
+def _check_model(body: JSON) -> None:
+    name = body["model"]
+    # source: docs:errors (404 not_found_error), live ("model: <id>"). Only ids in the Claude
+    # namespace are checked: the fake's own tests use placeholder names such as "m", and a
+    # typo of a real id ("claude-opus5") still starts with "claude". Looser than the API.
+    if name.startswith("claude") and not models.exists(name):
+        raise ModelNotFound(f"model: {name}")
+    facts = models.get(name)
+    if facts is None:
+        return
+    if body["max_tokens"] > facts.max_output_tokens:
+        # source: models (ceiling), live (wording).
+        raise InvalidRequest(
+            f"max_tokens: {body['max_tokens']} > {facts.max_output_tokens}, which is the "
+            f"maximum allowed number of output tokens for {name}"
+        )
+    _check_sampling(body, facts)
+    _check_thinking_config(body, facts)
+    last = body["messages"][-1]
+    if last.get("role") == "assistant":
+        if not facts.prefill:
+            raise InvalidRequest(PREFILL_REJECTED)  # source: sdk:create 64-69, models, live
+        tail = last["content"] if isinstance(last["content"], str) else "".join(
+            b.get("text", "") for b in last["content"] if b.get("type") == "text")
+        if tail and tail != tail.rstrip():
+            # source: https://platform.claude.com/docs/en/docs/prefill-claudes-response ("The
+            # prefill content cannot end with trailing whitespace ... will result in an
+            # error"); wording ours.
+            raise InvalidRequest("messages: final assistant content cannot end with trailing "
+                                 "whitespace")
+
+
+def _check_sampling(body: JSON, facts: models.Model) -> None:
+    given = [p for p in SAMPLING_PARAMS if p in body and body[p] is not None]
+    for param in given:
+        value = body[param]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(
+                value):
+            raise InvalidRequest(f"{param}: Input should be a valid number")  # wording ours
+        if facts.sampling == "rejected":
+            raise InvalidRequest(f"`{param}` is deprecated for this model.")  # source: live
+        # "default_only": the default of temperature and top_p is 1; top_k has no default
+        # value to pass (source: models, Claude Sonnet 5). Wording: live, for Opus 4.7.
+        if facts.sampling == "default_only" and (param == "top_k" or value != 1):
+            raise InvalidRequest(f"`{param}` is deprecated for this model.")
+    if facts.sampling == "accepted" and {"temperature", "top_p"} <= set(given):
+        # source: github:anthropics/skills, skills/claude-api/shared/model-migration.md
+        # ("Sampling parameters: temperature OR top_p, not both ... passing both 400s on
+        # Claude 4+"); wording ours.
+        raise InvalidRequest("`temperature` and `top_p` cannot both be specified for this "
+                             "model. Please use only one.")
+
+
+def _check_thinking_config(body: JSON, facts: models.Model) -> None:
+    """The request's ``thinking`` setting against what the model accepts (source: models)."""
+    config = body.get("thinking")
+    if not isinstance(config, dict):
+        return
+    if config.get("type") == "enabled" and not facts.manual_thinking:
+        # source: models (manual thinking "is removed -- sending it returns 400"); wording
+        # ours.
+        raise InvalidRequest('thinking.type: "enabled" is not supported for this model. Use '
+                             '"adaptive" and output_config.effort to control thinking.')
+    effort = (body.get("output_config") or {}).get("effort") if isinstance(
+        body.get("output_config"), dict) else None
+    allowed = facts.effort_when_disabled
+    if config.get("type") == "disabled" and allowed is not None and effort is not None and (
+            effort not in allowed):
+        # source: models (docs:models/opus-5, "thinking can be disabled only at effort high
+        # or below"); wording ours.
+        raise InvalidRequest(f"output_config.effort: '{effort}' is not supported when "
+                             "thinking is disabled on this model")
+
+
+# -- tools and tool_choice --------------------------------------------------------------
+
+
+def _check_tools(body: JSON) -> None:
+    tools = body.get("tools")
+    if tools is None:
+        tools = []
+    if not isinstance(tools, list):
+        raise InvalidRequest("tools: Input should be a valid list")  # wording ours
+    names: list[str] = []
+    for k, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            raise InvalidRequest(f"tools.{k}: Input should be a valid dictionary")
+        custom = tool.get("type") in (None, "custom")
+        where = f"tools.{k}.custom" if custom else f"tools.{k}"
+        name = tool.get("name")
+        if not isinstance(name, str):
+            raise InvalidRequest(f"{where}.name: Field required")
+        if custom and not TOOL_NAME.match(name):
+            # source: live (word for word), sdk:create 233-240.
+            raise InvalidRequest(f"{where}.name: String should match pattern "
+                                 f"'{TOOL_NAME.pattern}'")
+        if custom:
+            schema = tool.get("input_schema")
+            if schema is None:
+                raise InvalidRequest(f"{where}.input_schema: Field required")  # sdk:create
+            if not isinstance(schema, dict) or schema.get("type") != "object":
+                # source: sdk (types/tool_param.py lines 17-20, type: Literal["object"]);
+                # wording ours.
+                raise InvalidRequest(f"{where}.input_schema.type: Input should be 'object'")
+        names.append(name)
+    if len(set(names)) != len(names):
+        # source: sdk (types/tool_name_conflict_error_details.py: the API refuses a tool name
+        # that another available tool already holds, error_code "tool_name_conflict"); wording
+        # ours.
+        raise InvalidRequest("tools: Tool names must be unique.")
+    _check_tool_choice(body.get("tool_choice"), names)
+
+
+def _check_tool_choice(choice: Any, names: list[str]) -> None:
+    if choice is None:
+        return
+    # source: sdk:create (tool_choice_param.py: auto, any, tool with a Required name, none);
+    # wording ours.
+    if not isinstance(choice, dict) or choice.get("type") not in TOOL_CHOICE_TYPES:
+        raise InvalidRequest("tool_choice.type: Input should be 'auto', 'any', 'tool' or "
+                             "'none'")
+    kind = choice["type"]
+    if kind in ("any", "tool") and not names:
+        raise InvalidRequest(f"tool_choice.type: '{kind}' may only be specified while "
+                             "providing tools")
+    if kind == "tool":
+        wanted = choice.get("name")
+        if not isinstance(wanted, str):
+            raise InvalidRequest("tool_choice.tool.name: Field required")
+        if wanted not in names:
+            raise InvalidRequest(f"tool_choice.tool.name: tool '{wanted}' is not among the "
+                                 f"request's tools ({', '.join(names)})")
+
+
+# -- the conversation -------------------------------------------------------------------
+
+
+def _check_conversation(turns: list[JSON]) -> None:
+    if not turns or turns[0]["role"] != "user":
         raise InvalidRequest("messages: first message must use the \"user\" role")
+    seen: set[str] = set()
+    for t, turn in enumerate(turns):
+        for j, b in enumerate(turn["content"]):
+            if b.get("type") != "tool_use":
+                continue
+            if b["id"] in seen:
+                # source: live ("messages.1.content.1: ..." is the second copy of an id, by
+                # merged turn and block): the assistant turn appended twice.
+                raise InvalidRequest(f"messages.{t}.content.{j}: `tool_use` ids must be unique")
+            seen.add(b["id"])
     for t, turn in enumerate(turns):
         if turn["role"] != "user":
             continue
@@ -107,6 +433,11 @@ def check(body: JSON) -> None:
                 f"blocks: {', '.join(unexpected)}. Each `tool_result` block must have a "
                 "corresponding `tool_use` block in the previous message."
             )
+        late = _results_after_other_blocks(turn["content"])
+        if asked and late:
+            # source: docs:tool-calls (text before tool_result "will cause a 400 error", and
+            # the error it names); wording: the API's unanswered-ids message, below.
+            raise InvalidRequest(_unanswered(t - 1, late))
     for t, turn in enumerate(turns):
         if turn["role"] != "assistant":
             continue
@@ -117,8 +448,17 @@ def check(body: JSON) -> None:
             turns) else []
         missing = [a for a in asked if a not in answered]
         if missing:
-            raise InvalidRequest(
-                f"messages.{t}: `tool_use` ids were found without `tool_result` blocks "
-                f"immediately after: {', '.join(missing)}. Each `tool_use` block must have a "
-                "corresponding `tool_result` block in the next message."
-            )
+            raise InvalidRequest(_unanswered(t, missing))
+
+
+def _results_after_other_blocks(content: list[JSON]) -> list[str]:
+    """The ``tool_use_id`` of every tool_result that comes after a block of another type."""
+    first_other = next((j for j, b in enumerate(content) if b.get("type") != "tool_result"),
+                       len(content))
+    return _ids(content[first_other:], "tool_result", "tool_use_id")
+
+
+def _unanswered(t: int, ids: list[str]) -> str:
+    return (f"messages.{t}: `tool_use` ids were found without `tool_result` blocks "
+            f"immediately after: {', '.join(ids)}. Each `tool_use` block must have a "
+            "corresponding `tool_result` block in the next message.")

@@ -7,22 +7,31 @@ code, exactly as it parses a live response.
 
 from __future__ import annotations
 
+import datetime
 import itertools
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 JSON = dict[str, Any]
 
+#: ``error.type`` per HTTP status, as https://platform.claude.com/docs/en/api/errors lists them
+#: (400, 401, 402, 403, 404, 409, 413, 429, 500, 504, 529; the SDK's ``types/shared/
+#: error_type.py`` has the same strings). The page adds that ``invalid_request_error`` "may
+#: also be used for other 4XX status codes not listed"; it lists no other 5XX, so any other
+#: 5XX (503, say) is ``api_error``, the SDK's catch-all server error.
 API_ERROR_TYPES: dict[int, str] = {
     400: "invalid_request_error",
     401: "authentication_error",
+    402: "billing_error",
     403: "permission_error",
     404: "not_found_error",
+    409: "conflict_error",
     413: "request_too_large",
     429: "rate_limit_error",
     500: "api_error",
-    503: "api_error",
+    504: "timeout_error",
     529: "overloaded_error",
 }
 
@@ -107,35 +116,135 @@ def block_text(content: Any) -> str:
     return "".join(b.get("text", "") for b in content or [] if isinstance(b, dict))
 
 
-def error_body(status: int, message: str, error_type: str | None = None) -> JSON:
-    """The API's error envelope: ``{"type": "error", "error": {...}}``."""
-    kind = error_type or API_ERROR_TYPES.get(status, "api_error")
-    return {"type": "error", "error": {"type": kind, "message": message}}
+def error_type_for(status: int) -> str:
+    """The documented ``error.type`` of an HTTP status (see :data:`API_ERROR_TYPES`)."""
+    if status in API_ERROR_TYPES:
+        return API_ERROR_TYPES[status]
+    return "invalid_request_error" if 400 <= status < 500 else "api_error"
+
+
+def error_body(status: int, message: str, error_type: str | None = None,
+               request_id: str | None = None) -> JSON:
+    """The API's error envelope: ``{"type": "error", "error": {...}, "request_id": ...}``.
+
+    "The response also includes a ``request_id`` field" (docs/api/errors, "Error shapes";
+    SDK ``types/shared/error_response.py``), the same value as the ``request-id`` header.
+    Leave ``request_id`` as ``None`` to have :class:`course.fakes.FakeAPI` fill it in from
+    the header of the response that carries the body.
+    """
+    kind = error_type or error_type_for(status)
+    body: JSON = {"type": "error", "error": {"type": kind, "message": message}}
+    if request_id is not None:
+        body["request_id"] = request_id
+    return body
+
+
+#: The fake organisation's limits, per minute: requests, input tokens, output tokens.
+RATE_LIMITS = {"requests": 4_000, "input-tokens": 2_000_000, "output-tokens": 400_000}
+
+
+def rate_limit_headers(requests_made: int, *, status: int = 200,
+                       now: datetime.datetime | None = None) -> dict[str, str]:
+    """The ``anthropic-ratelimit-*`` headers the API puts on every response.
+
+    Source: https://platform.claude.com/docs/en/api/rate-limits, "Response headers":
+    ``anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,
+    reset}``, the reset "in RFC 3339 format", the ``tokens`` ones showing "the most
+    restrictive limit currently in effect" (here the sum of input and output). The fake
+    does not meter tokens, so their ``remaining`` equals their ``limit``; ``requests``
+    counts down with ``requests_made``, and a 429 shows it at 0. The windows reset on the
+    next minute. ``retry-after`` is not among them: the same page documents it for 429s
+    and the errors page a 429 without it, so the fake sends it exactly when a reply sets it.
+    """
+    moment = (now or datetime.datetime.now(datetime.UTC)).replace(microsecond=0)
+    reset = (moment + datetime.timedelta(seconds=60 - moment.second)).isoformat()
+    reset = reset.replace("+00:00", "Z")
+    limits = dict(RATE_LIMITS, tokens=RATE_LIMITS["input-tokens"] + RATE_LIMITS["output-tokens"])
+    remaining = dict(limits, requests=0 if status == 429 else max(
+        RATE_LIMITS["requests"] - requests_made, 0))
+    out: dict[str, str] = {}
+    for name in ("requests", "tokens", "input-tokens", "output-tokens"):
+        out[f"anthropic-ratelimit-{name}-limit"] = str(limits[name])
+        out[f"anthropic-ratelimit-{name}-remaining"] = str(remaining[name])
+        out[f"anthropic-ratelimit-{name}-reset"] = reset
+    return out
+
+
+def chunks(value: str, size: int) -> list[str]:
+    """Split ``value`` into pieces of about ``size`` characters, at word ends where it can.
+
+    Streams carry text in many small deltas; where the pieces end is the server's choice,
+    so a client must join them and never assume one delta per block.
+    """
+    pieces: list[str] = []
+    for word in re.findall(r"\S+\s*|\s+", value):
+        if pieces and len(pieces[-1]) + len(word) <= size:
+            pieces[-1] += word
+        else:
+            pieces.extend(word[i:i + size] for i in range(0, len(word), size))
+    return pieces or [value]
+
+
+_DELTA_USAGE = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                "output_tokens", "output_tokens_details", "server_tool_use")
+
+
+def _block_events(block: JSON) -> tuple[JSON, list[JSON]]:
+    """The ``content_block_start`` payload of a block and the deltas that fill it in."""
+    kind = block.get("type")
+    if kind == "text":
+        start = {k: v for k, v in block.items() if k != "citations"}
+        deltas = [{"type": "text_delta", "text": piece}
+                  for piece in chunks(block.get("text", ""), TEXT_CHUNK)]
+        return dict(start, text=""), deltas
+    if kind == "tool_use":
+        encoded = json.dumps(block.get("input", {}))
+        deltas = [{"type": "input_json_delta", "partial_json": ""}]
+        deltas += [{"type": "input_json_delta", "partial_json": encoded[i:i + JSON_CHUNK]}
+                   for i in range(0, len(encoded), JSON_CHUNK)]
+        return dict(block, input={}), deltas
+    if kind == "thinking":
+        deltas = [{"type": "thinking_delta", "thinking": piece}
+                  for piece in chunks(block.get("thinking", ""), TEXT_CHUNK)
+                  if block.get("thinking")]
+        deltas.append({"type": "signature_delta", "signature": block.get("signature", "")})
+        return dict(block, thinking="", signature=""), deltas
+    return block, []                     # redacted_thinking and others arrive whole
+
+
+#: Characters per ``text_delta`` / ``thinking_delta`` and per ``input_json_delta`` chunk.
+TEXT_CHUNK = 16
+JSON_CHUNK = 12
 
 
 def sse_events(msg: JSON) -> list[tuple[str, JSON]]:
     """Split a complete message into the server-sent events the API streams for it.
 
-    As on the live API, ``message_start`` carries the input-side usage with a
-    placeholder output count, and the real ``output_tokens`` arrive only in
-    ``message_delta`` at the end.
+    As the streaming docs (https://docs.claude.com/en/api/messages-streaming) describe it:
+    ``message_start`` carries the message with empty content and the input-side usage
+    (``output_tokens`` a placeholder); each block is a ``content_block_start``, its deltas
+    and a ``content_block_stop``; a ``ping`` follows the first block's start (as in the
+    docs' example stream); text arrives in several ``text_delta``s; tool input as
+    ``input_json_delta`` chunks of partial JSON, the first one empty (the docs' tool-use
+    example); a thinking block as ``thinking_delta``s of its text, if it shows any, then
+    one ``signature_delta`` just before its stop (SDK ``types/signature_delta.py``); and
+    ``message_delta.usage`` holds the cumulative counts ("The token counts shown in the
+    usage field of the message_delta event are cumulative"; SDK
+    ``types/message_delta_usage.py``), the final ``output_tokens`` among them.
     """
     final_usage = dict(msg.get("usage") or {})
-    start_usage = dict(final_usage, output_tokens=min(1, final_usage.get("output_tokens", 0)))
+    start_usage = {k: v for k, v in final_usage.items() if k != "output_tokens_details"}
+    start_usage["output_tokens"] = min(1, final_usage.get("output_tokens", 0))
     head = dict(msg, content=[], stop_reason=None, stop_sequence=None, usage=start_usage)
     events: list[tuple[str, JSON]] = [("message_start", {"type": "message_start", "message": head})]
     for index, block in enumerate(msg["content"]):
-        if block["type"] == "text":
-            start, deltas = dict(block, text=""), [{"type": "text_delta", "text": block["text"]}]
-        elif block["type"] == "tool_use":
-            start = dict(block, input={})
-            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
-        else:
-            start, deltas = block, []
+        start, deltas = _block_events(block)
         events.append(
             ("content_block_start", {"type": "content_block_start", "index": index,
                                      "content_block": start})
         )
+        if index == 0:
+            events.append(("ping", {"type": "ping"}))
         for delta in deltas:
             events.append(
                 ("content_block_delta", {"type": "content_block_delta", "index": index,
@@ -143,9 +252,10 @@ def sse_events(msg: JSON) -> list[tuple[str, JSON]]:
             )
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     delta = {"stop_reason": msg["stop_reason"], "stop_sequence": msg.get("stop_sequence")}
+    cumulative = {k: final_usage[k] for k in _DELTA_USAGE if final_usage.get(k) is not None}
+    cumulative.setdefault("output_tokens", 0)
     events.append(
-        ("message_delta", {"type": "message_delta", "delta": delta,
-                           "usage": {"output_tokens": final_usage.get("output_tokens", 0)}})
+        ("message_delta", {"type": "message_delta", "delta": delta, "usage": cumulative})
     )
     events.append(("message_stop", {"type": "message_stop"}))
     return events

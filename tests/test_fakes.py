@@ -22,18 +22,28 @@ def create(client, messages, **kw):
     return client.messages.create(model="claude-opus-5", max_tokens=64, messages=messages, **kw)
 
 
+def texts(reply) -> str:
+    """The reply's text, read by block type (a reply on claude-opus-5 starts with thinking)."""
+    return "".join(b.text for b in reply.content if b.type == "text")
+
+
+def block(reply, kind: str):
+    """The reply's first block of this type."""
+    return next(b for b in reply.content if b.type == kind)
+
+
 def test_queue_returns_sdk_types_and_logs_requests():
     client, api = fake_client([message([text("hello")])])
     reply = create(client, [GOAL])
     assert isinstance(reply, anthropic.types.Message)
-    assert reply.content[0].text == "hello" and reply.stop_reason == "end_turn"
+    assert texts(reply) == "hello" and reply.stop_reason == "end_turn"
     assert api.requests == [{"model": "claude-opus-5", "max_tokens": 64, "messages": [GOAL]}]
     assert api.paths == ["/v1/messages"]
 
 
 def test_usage_is_counted_when_left_out():
     client, _ = fake_client([message([text("x" * 40)])])
-    reply = create(client, [GOAL])
+    reply = create(client, [GOAL], thinking={"type": "disabled"})
     assert reply.usage.output_tokens == 10  # 40 characters at four per token
     assert reply.usage.input_tokens == tokens.request_tokens({"messages": [GOAL]})
 
@@ -86,11 +96,12 @@ def test_streaming_delivers_usage_in_message_delta():
         events = [e.type for e in s]
         final = s.get_final_message()
     assert api.requests[0]["stream"] is True
-    assert final.content[0].text == "streamed answer"
+    assert texts(final) == "streamed answer"
     assert final.usage.output_tokens == 42 and final.usage.input_tokens == 120
-    # The SDK's own stream: raw events, plus the "text" convenience event it derives.
-    assert events == ["message_start", "content_block_start", "content_block_delta", "text",
-                      "content_block_stop", "message_delta", "message_stop"]
+    # The SDK's own stream: raw events, plus the "text" convenience event it derives; the
+    # usage arrives in message_delta, just before the stream ends.
+    assert events[0] == "message_start" and events[-2:] == ["message_delta", "message_stop"]
+    assert "text" in events and "content_block_delta" in events
 
 
 SSE_FIXTURE = Path(__file__).parent / "fixtures" / "sse_tool_use.txt"
@@ -140,28 +151,35 @@ def test_sse_events_match_a_stream_in_the_api_wire_format():
                                tool_use("get_weather", {"city": "Paris"},
                                         id="toolu_01SseWeatherParis00000")],
                stop_reason="tool_use", usage=final_usage)
-    ours = sse_events(msg)
+    raw = sse_events(msg)
+    ours = _merged(raw)
     assert [n for n, _ in ours] == [n for n, _ in theirs] == [
         "message_start", "content_block_start", "content_block_delta", "content_block_stop",
         "content_block_start", "content_block_delta", "content_block_stop", "message_delta",
         "message_stop"]
     for (name, mine), (_, real) in zip(ours, theirs, strict=True):
-        assert _keys(mine) == _keys(real) or name == "message_start", (name, mine, real)
+        assert _keys(mine) == _keys(real) or name in ("message_start", "message_delta"), (
+            name, mine, real)
         if name == "content_block_delta" and "partial_json" in real["delta"]:
             assert json.loads(mine["delta"]["partial_json"]) == json.loads(
                 real["delta"]["partial_json"])
+        elif name == "message_delta":
+            # the documented event carries the cumulative counts; the fixture only the output
+            assert mine["delta"] == real["delta"], (mine, real)
+            assert mine["usage"]["output_tokens"] == real["usage"]["output_tokens"]
         elif name != "message_start":
             assert mine == real, (name, mine, real)
     assert ours[0][1]["message"]["usage"]["input_tokens"] == 472
-    assert ours[-2][1]["usage"] == {"output_tokens": 89}
+    assert ours[-2][1]["usage"]["output_tokens"] == 89
+    assert ours[-2][1]["usage"]["input_tokens"] == 472
     # and the SDK assembles both into the same message
-    for events in (ours, theirs):
+    for events in (raw, theirs):
         client, _ = fake_client([Reply(200, {}, events=events)])
         with client.messages.stream(model="claude-opus-5", max_tokens=64,
                                     messages=[GOAL]) as s:
             final = s.get_final_message()
         assert [b.type for b in final.content] == ["text", "tool_use"]
-        assert final.content[1].input == {"city": "Paris"}
+        assert block(final, "tool_use").input == {"city": "Paris"}
         assert (final.usage.input_tokens, final.usage.output_tokens) == (472, 89)
 
 
@@ -171,7 +189,7 @@ def test_streamed_tool_use_input_is_reassembled():
     with client.messages.stream(model="claude-opus-5", max_tokens=64, messages=[GOAL]) as s:
         final = s.get_final_message()
     assert final.stop_reason == "tool_use"
-    assert final.content[0].input == {"city": "Paris"}
+    assert block(final, "tool_use").input == {"city": "Paris"}
 
 
 # -- validation like the API ------------------------------------------------------------
@@ -224,7 +242,7 @@ def test_split_results_are_accepted_like_the_api():
                  {"type": "tool_result", "tool_use_id": "toolu_A", "content": "a"}]},
              {"role": "user", "content": [
                  {"type": "tool_result", "tool_use_id": "toolu_B", "content": "b"}]}]
-    assert create(client, split).content[0].text == "done"
+    assert texts(create(client, split)) == "done"
     assert len(api.requests[0]["messages"]) == 4  # the log keeps what was really sent
 
 
@@ -240,7 +258,7 @@ def test_packaged_cassette_replays_in_order():
     api = FakeAPI(Replay("lab01_tool_loop__weather_two_step"))
     reply = create(api.client(), [{"role": "user", "content":
                                    "What is the weather in the capital of France?"}])
-    assert reply.content[1].name == "get_capital"
+    assert block(reply, "tool_use").name == "get_capital"
 
 
 def test_replay_miss_names_interaction_and_difference():
@@ -260,7 +278,7 @@ def test_replay_miss_points_at_nearest_recorded_request():
     wrong = [{"role": "user", "content": "What is the weather in the capital of France?"},
              {"role": "assistant", "content": first.content},
              {"role": "user", "content": [{"type": "tool_result", "tool_use_id":
-                                           first.content[1].id, "content": "Lyon"}]}]
+                                           block(first, "tool_use").id, "content": "Lyon"}]}]
     with pytest.raises(ReplayMiss) as info:
         create(client, wrong)
     assert "expected \"Paris\", got \"Lyon\"" in str(info.value)
@@ -309,7 +327,7 @@ def test_cassette_round_trips(tmp_path):
 
 def test_scripted_responder_sees_the_request():
     api = FakeAPI(Scripted(lambda body: message([text(f"{len(body['messages'])} msgs")])))
-    assert create(api.client(), [GOAL]).content[0].text == "1 msgs"
+    assert texts(create(api.client(), [GOAL])) == "1 msgs"
 
 
 def test_queue_exhaustion_is_loud():
@@ -340,12 +358,12 @@ def test_record_mode_forwards_and_scrubs(tmp_path):
     rec = Recorder("recorded", api_key="sk-real", environ={"COURSE_RECORD": "1"},
                    upstream=httpx2.MockTransport(upstream))
     reply = create(rec.client(), [GOAL])
-    assert reply.content[0].text == "live" and seen["key"] == "Bearer sk-real"
+    assert texts(reply) == "live" and seen["key"] == "Bearer sk-real"
     rec.save(tmp_path / "out.json")
     saved = (tmp_path / "out.json").read_text()
     assert "sk-real" not in saved and "req_secret" not in saved and "org" not in saved
     replayed = FakeAPI(Replay(tmp_path / "out.json"))
-    assert create(replayed.client(), [GOAL]).content[0].text == "live"
+    assert texts(create(replayed.client(), [GOAL])) == "live"
 
 
 def test_scrub_keeps_behavioural_headers_only():

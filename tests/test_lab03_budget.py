@@ -2,8 +2,8 @@
 
 The notebook's answer cells (``price`` and ``budget``) are executed here straight from
 ``authoring/lab03_budget``. Expected values are literals from seed 001 exercise 3 and the
-chapter's prices, or from the derivation n*P + a*n(n+1)/2, never read back from the code
-under test.
+pricing pages (claude-sonnet-5 at $2/$10 per MTok, models/sonnet-5/overview), or from the
+derivation n*P + a*n(n+1)/2, never read back from the code under test.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ def test_plot_has_three_lines_and_closes():
 
 
 def test_prices_are_per_token(sol):
-    for model, (pin, pout) in {OPUS: (5, 25), "claude-sonnet-5": (3, 15),
+    for model, (pin, pout) in {OPUS: (5, 25), "claude-sonnet-5": (2, 10),
                                "claude-haiku-4-5": (1, 5)}.items():
         assert math.isclose(sol["PRICE"][model]["in"], pin / 1e6)
         assert math.isclose(sol["PRICE"][model]["out"], pout / 1e6)
@@ -231,6 +231,29 @@ def test_mutants_apply_to_the_solution():
     names = [m.name for m in load_mutants(MUTANTS)]
     assert names == ["cache_reads_full_price", "cache_writes_at_1x", "warning_every_turn",
                      "stop_does_not_stop", "by_model_never_updated",
-                     "unrounded_warn_boundary", "strict_stop_boundary", "unknown_model_free"]
+                     "unrounded_warn_boundary", "strict_stop_boundary", "unknown_model_free",
+                     "stale_sonnet_price"]
     for m in load_mutants(MUTANTS):
         _exec({m.old: m.new})
+
+
+def test_written_answer_numbers(sol):
+    # the Explain case: claude-sonnet-5 at $2/MTok input, P = 4,000, a = 2,000, a $1.00 limit
+    def tokens(n):
+        return 4_000 * n + 2_000 * n * (n + 1) // 2
+
+    assert (tokens(10), tokens(20)) == (150_000, 500_000)
+    b = sol["Budget"](1.00)
+    spent, warn_after, stop_after = {}, None, None
+    for k in range(1, 21):
+        b.charge("claude-sonnet-5", world.sdk_usage(4_000 + 2_000 * k, 0))
+        spent[k] = b.spent
+        if b.state == "warn" and warn_after is None:
+            warn_after = k
+        if b.state == "stop" and stop_after is None:
+            stop_after = k
+    assert (round(spent[10], 2), round(spent[20], 2)) == (0.30, 1.00)
+    assert round(6_000 * 2e-6 * 20, 2) == 0.24                      # "first call x 20 turns"
+    assert (round(spent[17], 3), round(spent[18], 3), round(spent[19], 3)) == (
+        0.748, 0.828, 0.912)
+    assert (warn_after, stop_after) == (18, 20)

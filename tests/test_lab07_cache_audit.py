@@ -2,7 +2,9 @@
 losing exactly its graded cells, all outside Jupyter.
 
 Expected values are literals from seed 001 exercise 7 or worked by hand from the prices
-($5/$25 per MTok, writes 1.25x, reads 0.10x), never read back from the code under test.
+($5/$25 per MTok on claude-opus-5, $2/$10 on claude-sonnet-5, writes 1.25x, reads 0.10x; the
+pricing pages) and the 512-token minimum of claude-opus-5 (the prompt-caching page), never
+read back from the code under test.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ ASSIGNMENT = "lab07_cache_audit"
 MUTANTS = notebook_code.ROOT / "tests" / "mutants" / f"{ASSIGNMENT}.py"
 PRICE = {
     "claude-opus-5": {"in": 5e-6, "out": 25e-6},
-    "claude-sonnet-5": {"in": 3e-6, "out": 15e-6},
+    "claude-sonnet-5": {"in": 2e-6, "out": 10e-6},
     "claude-haiku-4-5": {"in": 1e-6, "out": 5e-6},
 }
 
@@ -69,7 +71,9 @@ def test_each_invalidator_rewrites_the_whole_prefix(name):
 
 
 def test_short_prefix_writes_nothing_and_raises_nothing():
-    assert _cold(world.too_short) == [(609, 0, 0, 400)] * 3
+    # 400 system tokens + 9 for the question, under claude-opus-5's 512-token minimum
+    assert world.SHORT_PREFIX_TOKENS < 512
+    assert _cold(world.too_short) == [(409, 0, 0, 400)] * 3
 
 
 def test_early_breakpoint_is_a_quarter():
@@ -126,8 +130,8 @@ def test_written_answer_numbers(sol):
     call_usd = sol["call_usd"]
     before = call_usd(500, 0, 30_000, 800, model="claude-sonnet-5")
     after = call_usd(500, 30_000, 0, 800, model="claude-sonnet-5")
-    assert (round(before, 4), round(after, 4)) == (0.0225, 0.126)
-    assert round(after / before, 1) == 5.6 and round((after - before) * 10_000) == 1_035
+    assert (round(before, 4), round(after, 4)) == (0.015, 0.084)
+    assert round(after / before, 1) == 5.6 and round((after - before) * 10_000) == 690
     assert round(30_000 / 30_500, 3) == 0.984
 
 
@@ -172,4 +176,4 @@ def test_each_mutant_loses_exactly_its_cells(mutant):
 def test_mutants_cover_the_seed_bugs():
     assert [m.name for m in load_mutants(MUTANTS)] == [
         "cache_reads_full_price", "hit_rate_from_first_call", "denominator_without_writes",
-        "sort_keys_hides_dict_order", "probe_lines_not_filtered"]
+        "sort_keys_hides_dict_order", "probe_lines_not_filtered", "stale_sonnet_price"]

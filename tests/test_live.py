@@ -59,11 +59,11 @@ def test_answered_in_one_message_is_a_clean_row_per_request():
     assert first.number == 1 and second.number == 2
     assert first.shape == "user[text]"
     assert first.tool_uses == {} and first.findings == ()
-    assert first.reply == "200 tool_use [text,tool_use×3]"
-    assert second.shape == "user[text] > assistant[text,tool_use×3] > user[tool_result×3]"
+    assert first.reply == "200 tool_use [thinking,text,tool_use×3]"
+    assert second.shape == "user[text] > assistant[thinking,text,tool_use×3] > user[tool_result×3]"
     assert second.tool_uses == dict.fromkeys(IDS, True)
     assert second.findings == ()
-    assert second.reply == "200 end_turn [text]"
+    assert second.reply == "200 end_turn [thinking,text]"
     assert inspector.token_counts == [tokens.request_tokens(b) for b in api.requests]
     assert inspector.token_counts[1] > inspector.token_counts[0]
     assert inspector.findings == []
@@ -79,7 +79,7 @@ def test_split_results_are_flagged_although_the_api_accepts_them():
     assert final.stop_reason == "end_turn", "the API merges user turns and accepts a split"
 
     row = inspector.rows[1]
-    assert row.shape == ("user[text] > assistant[text,tool_use×3] > user[tool_result] > "
+    assert row.shape == ("user[text] > assistant[thinking,text,tool_use×3] > user[tool_result] > "
                          "user[tool_result] > user[tool_result]")
     assert row.tool_uses == dict.fromkeys(IDS, True)
     assert kinds(row) == ["split_results"]
@@ -108,9 +108,10 @@ def test_history_resent_without_the_tool_use_is_flagged():
     api = weather.two_step()
     inspector = Inspector(api, interactive=False)
     reply = send(api, [{"role": "user", "content": weather.GOAL}])
-    call = reply.content[1]
+    call = next(b for b in reply.content if b.type == "tool_use")
+    said = "".join(b.text for b in reply.content if b.type == "text")
     err = send(api, [{"role": "user", "content": weather.GOAL},
-                     {"role": "assistant", "content": reply.content[0].text},
+                     {"role": "assistant", "content": said},
                      {"role": "user", "content": [result(call.id, "Paris")]}])
     assert isinstance(err, anthropic.BadRequestError)
 
@@ -177,7 +178,7 @@ def test_streamed_replies_are_described_and_detach_stops_watching():
     with client.messages.stream(model=MODEL, max_tokens=64,
                                 messages=[{"role": "user", "content": "hi"}]) as stream:
         assert stream.get_final_text() == "hello"
-    assert inspector.rows[0].reply == "200 end_turn [text]"
+    assert inspector.rows[0].reply == "200 end_turn [thinking,text]"
     inspector.detach()
     client.messages.create(model=MODEL, max_tokens=64,
                            messages=[{"role": "user", "content": "hi"}])

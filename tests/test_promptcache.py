@@ -104,9 +104,9 @@ def test_below_minimum_writes_nothing_and_raises_nothing():
         assert counts(client, short) == (MIN_TOKENS["claude-opus-5"], 0, 0)
     assert cache.entries == {}
     exact = request([block(MIN_TOKENS["claude-opus-5"], cached=True)])
-    assert counts(client, exact)[1] == 1024
+    assert counts(client, exact)[1] == 512        # Opus 5's documented minimum
     haiku = request([block(1_500, cached=True)], model="claude-haiku-4-5")
-    assert counts(client, haiku)[1] == 0          # haiku's minimum is 2,048
+    assert counts(client, haiku)[1] == 0          # haiku's minimum is 4,096
 
 
 def test_longest_live_breakpoint_is_read_and_longer_ones_written():
@@ -158,7 +158,9 @@ def test_usage_fields_sit_where_the_api_puts_them():
     raw = api.client().messages.with_raw_response.create(**request([block(1_500, cached=True)]))
     usage = json.loads(raw.http_response.content)["usage"]
     assert usage == {"input_tokens": 1, "output_tokens": 7,
-                     "cache_creation_input_tokens": 1_500, "cache_read_input_tokens": 0}
+                     "cache_creation_input_tokens": 1_500, "cache_read_input_tokens": 0,
+                     "cache_creation": {"ephemeral_5m_input_tokens": 1_500,
+                                        "ephemeral_1h_input_tokens": 0}}
     parsed = raw.parse().usage
     assert isinstance(parsed, anthropic.types.Usage)
     assert (parsed.cache_creation_input_tokens, parsed.cache_read_input_tokens) == (1_500, 0)

@@ -48,13 +48,16 @@
 #    reads its `stop_reason`. If `guards.retry` raises any `Exception`, return a failure.
 # 4. `stop_reason` **`max_tokens`** or **`refusal`** (content may be `[]`) is a failure; so is
 #    any stop reason other than `end_turn` and `tool_use`.
-# 5. **`end_turn`**: the answer is the text of the reply's text blocks joined with `""`.
+# 5. **`end_turn`**: the answer is the text of the reply's text blocks joined with `""` (read
+#    blocks by `type`: the first one is often `thinking`).
 #    `passed, feedback = guards.goal(answer, trace)`. On a pass, and only if
 #    `guards.cacheable(request, answer)`, `guards.cache.put(request, answer,
 #    namespace=tenant)`; then return success (the **only** success exit). On a fail, append the
 #    reply as an assistant message (skip it if its content is empty) and make this turn's user
 #    blocks `[{"type": "text", "text": feedback}]`.
-# 6. **`tool_use`**: append `{"role": "assistant", "content": reply.content}`. Then for each
+# 6. **`tool_use`**: append `{"role": "assistant", "content": reply.content}`, every block as
+#    it came: a `claude-opus-5` reply begins with a `thinking` block, and the API answers 400
+#    to tool results whose assistant turn lost it or changed it. Then for each
 #    `tool_use` block, in order: **authorize first**, `guards.authorize(name, input, tenant)`.
 #    A denial is the result `"Not permitted: <name>"` with `is_error` True; nothing runs and
 #    nothing raises.
@@ -965,7 +968,8 @@ assert rec["calls"] == 2 and _out["text"] == "final", (
     f"end_turn is the model's opinion: a failed predicate continues the loop; "
     f"{rec['calls']} calls, text {_out['text']!r}")
 _last = rec["messages"][1]
-assert _last[-2]["role"] == "assistant" and _last[-2]["content"][0]["text"] == "draft", (
+_kept = [_b.get("text") for _b in _last[-2]["content"] if _b.get("type") == "text"]
+assert _last[-2]["role"] == "assistant" and _kept == ["draft"], (
     "the rejected answer is kept as an assistant message")
 assert _last[-1] == {"role": "user", "content": [
     {"type": "text", "text": "Claim 2 needs a citation"}]}, (

@@ -15,7 +15,12 @@
 #   tools=tools, messages=history)`, with `MODEL = "claude-opus-5"` from the first code cell.
 #   The first message is the goal as a user message.
 # * **Out:** the model's final text answer: the text of every `text` block of the last reply,
-#   joined with no separator.
+#   joined with no separator. Read blocks by their `type`, never by position: the first block
+#   of a reply is often a `thinking` block (below).
+# * **Assistant turn:** append the reply's `content` as it came, every block, unchanged.
+#   `claude-opus-5` thinks by default, so a reply begins with a `thinking` block whose text is
+#   empty and which carries a `signature`; the API answers 400 when the assistant turn sent
+#   back with the tool results lacks it or changed it.
 # * **Tool results:** all results of one turn go back in **one** user message, one
 #   `tool_result` per `tool_use` id, in the order of the calls. A tool's return value is sent
 #   as text: `None` becomes `""`, anything else that is not a string becomes `str(value)`.
@@ -65,12 +70,23 @@ first = client.messages.create(model=MODEL, max_tokens=1024, tools=weather.TOOLS
                                messages=history)
 print("stop_reason:", first.stop_reason)
 for block in first.content:
-    print("  block:", block.type, getattr(block, "text", None) or (block.name, block.input))
+    if block.type == "thinking":
+        print("  block: thinking", repr(block.thinking), "signature", block.signature[:12] + "...")
+    elif block.type == "text":
+        print("  block: text", repr(block.text))
+    else:
+        print("  block:", block.type, block.name, block.input)
+print("output tokens:", first.usage.output_tokens, "of which thinking:",
+      first.usage.output_tokens_details.thinking_tokens)
 
 # %% [markdown]
-# The reply holds **two** blocks: a sentence and a `tool_use` with an `id`. The next request
-# must repeat both blocks as the assistant turn, and answer the id with a `tool_result` in
-# the user turn that follows. That is the whole protocol.
+# The reply holds **three** blocks. First a `thinking` block: `claude-opus-5` thinks before
+# it answers unless the request says `thinking={"type": "disabled"}`, and by default it
+# returns the thinking *omitted*: the text is empty, the `signature` carries what the API
+# needs to continue the reasoning, and the thinking is billed as output tokens all the same.
+# Then a sentence, and a `tool_use` with an `id`. The next request must repeat all three
+# blocks, unchanged, as the assistant turn, and answer the id with a `tool_result` in the
+# user turn that follows. That is the whole protocol.
 #
 # ## The bug it prevents: five failures in ten lines of plumbing
 #
@@ -103,15 +119,31 @@ def answer(tool_id, content):
     return {"type": "tool_result", "tool_use_id": tool_id, "content": content}
 
 
-# Failure 1: keep only the first block's text. The tool_use id vanishes from history.
+# Failure 1: keep only the reply's text. The tool_use id vanishes from history.
 fake = weather.two_step()
 Inspector(fake).show()
 reply = send([{"role": "user", "content": weather.GOAL}], fake)
-call = reply.content[1]
+call = next(b for b in reply.content if b.type == "tool_use")
+said = "".join(b.text for b in reply.content if b.type == "text")
 send([{"role": "user", "content": weather.GOAL},
-      {"role": "assistant", "content": reply.content[0].text},
+      {"role": "assistant", "content": said},
       {"role": "user", "content": [answer(call.id, weather.dispatch(call.name, call.input))]}],
      fake)
+
+# %%
+# Failure 1b: rebuild the assistant turn from the blocks you know, text and tool_use. The
+# thinking block is gone, and the API refuses to continue the reasoning without it.
+fake = weather.two_step()
+reply = send([{"role": "user", "content": weather.GOAL}], fake)
+call = next(b for b in reply.content if b.type == "tool_use")
+known = [b for b in reply.content if b.type in ("text", "tool_use")]
+send([{"role": "user", "content": weather.GOAL},
+      {"role": "assistant", "content": known},
+      {"role": "user", "content": [answer(call.id, weather.dispatch(call.name, call.input))]}],
+     fake)
+head = reply.content[0]
+print(f"and reading by position fails too: the first block is a {head.type} block, and it "
+      f"has {'a' if hasattr(head, 'text') else 'no'} .text")
 
 # %%
 # Failure 2: three parallel calls, but only two answers (Lima's tool "returned nothing").
@@ -143,7 +175,7 @@ split = [{"role": "user", "content": weather.THREE_CITIES_GOAL},
 split += [{"role": "user", "content": [answer(b.id, weather.WEATHER[b.input["city"]])]}
           for b in calls]
 final = send(split, split_fake)
-print("answer:", final.content[0].text)
+print("answer:", "".join(b.text for b in final.content if b.type == "text"))
 
 sent = split_fake.requests[-1]["messages"]
 carriers = [m for m in sent if m["role"] == "user" and isinstance(m["content"], list)]
@@ -189,7 +221,7 @@ try:
     while True:
         r = runaway.client().messages.create(model=MODEL, max_tokens=1024,
                                              tools=weather.TOOLS, messages=convo)
-        ask = r.content[0]
+        ask = next(b for b in r.content if b.type == "tool_use")
         convo += [{"role": "assistant", "content": r.content},
                   {"role": "user", "content": [answer(ask.id, "14C, rain")]}]
 except ReplayMiss:
@@ -212,7 +244,7 @@ print(f"{len(served)} model calls served; first request ~{sent_tokens[0]} tokens
 #     if reply stopped at max_tokens: fail loudly          # a cut-off reply is not an answer
 #     if reply is a refusal:          return it, marked as a refusal  # may have no blocks
 #     if reply asks for no tool:      return its text
-#     history += assistant turn with ALL of reply's blocks
+#     history += assistant turn with ALL of reply's blocks   # thinking included, unchanged
 #     history += ONE user turn answering EVERY tool_use id  # errors become is_error results
 # fail: step cap reached
 # ```
@@ -325,22 +357,30 @@ api = weather.two_step()
 out = weather.run(agent, weather.GOAL, weather.dispatch, api)
 kept = weather.assistant_blocks(api.requests[1])
 kinds = [b.get("type") for b in kept]
-assert kinds == ["text", "tool_use"], (
-    f"assistant turn resent with blocks {kinds}, not [text, tool_use]: append ALL of "
-    "reply.content, not just the text or just the tool calls")
+assert kinds == ["thinking", "text", "tool_use"], (
+    f"assistant turn resent with blocks {kinds}, not [thinking, text, tool_use]: append ALL "
+    "of reply.content, thinking block included, not just the text or the tool calls")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
 rec = record(second=weather.assistant_blocks(api.requests[1]),
              third=weather.assistant_blocks(api.requests[2]) if len(api.requests) > 2 else None)
 ### JUDGE
+from course.cassette import Cassette
+
+sent = Cassette.load("lab01_tool_loop__weather_two_step").interactions[0].response.body
 kept = rec["second"]
-assert [b.get("type") for b in kept] == ["text", "tool_use"], (
-    "the assistant turn must be resent with ALL of reply.content: [text, tool_use]")
-assert kept[1].get("id") == "toolu_01CapitalFrance00000" and kept[0].get("text"), (
-    "the resent assistant turn must be the reply's own blocks, unchanged")
+assert [b.get("type") for b in kept] == ["thinking", "text", "tool_use"], (
+    "the assistant turn must be resent with ALL of reply.content: [thinking, text, tool_use]")
+fields = {"thinking": ("thinking", "signature"), "text": ("text",), "tool_use": ("id", "name",
+                                                                               "input")}
+for got, want in zip(kept, sent["content"], strict=True):
+    for key in fields[want["type"]]:
+        assert got.get(key) == want[key], (
+            f"the resent {want['type']} block's {key} is {got.get(key)!r}, not the reply's "
+            f"{want[key]!r}: resend the reply's own blocks, unchanged")
 later = rec["third"]
-assert later is not None and later[:2] == kept, (
+assert later is not None and later[:3] == kept, (
     "the third request changed the first assistant turn; every earlier turn is resent as it was")
 ### END HIDDEN TESTS
 

@@ -36,8 +36,12 @@
 #   a wrap-up note it can read. At 100% it gets a hard stop it cannot argue with.
 #
 # **Prices** per million tokens (MTok), input/output: claude-opus-5 \$5/\$25,
-# claude-sonnet-5 \$3/\$15, claude-haiku-4-5 \$1/\$5. A token **written** to the prompt cache
+# claude-sonnet-5 \$2/\$10, claude-haiku-4-5 \$1/\$5. A token **written** to the prompt cache
 # bills at **1.25×** the model's input rate. A token **read** back from it bills at **0.10×**.
+# Source: [Claude pricing](https://platform.claude.com/docs/en/about-claude/pricing) and each
+# model's page, read 2026-12-02 (claude-sonnet-5 was priced here at \$3/\$15 before; its
+# page lists \$2/\$10). Lab 3 prices every write at the 5-minute rate; a write with
+# `"ttl": "1h"` bills at 2×, and `usage.cache_creation` tells the two apart.
 #
 # Everything runs offline: replies come from the real SDK talking to a fake API.
 
@@ -224,7 +228,7 @@ for lo, hi in [(10, 20), (10, 40)]:
 ### BEGIN SOLUTION
 PRICE = {
     "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
-    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
+    "claude-sonnet-5": {"in": 2 / 1_000_000, "out": 10 / 1_000_000},
     "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
 }
 CACHE_WRITE = 1.25  # a normal prefill, plus storing the K and V vectors
@@ -409,7 +413,7 @@ worked_cost = rec["worked"]
 assert abs(worked_cost - 0.82) < 0.005, (
     f"worked call priced ${worked_cost:.4f}, not $0.82: cache writes bill 1.25x and cache reads "
     "0.10x the input rate ($1.00 means reads at full price; $0.795 means writes at 1x)")
-for _m, (_pin, _pout) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (3, 15),
+for _m, (_pin, _pout) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (2, 10),
                           "claude-haiku-4-5": (1, 5)}.items():
     _p = rec["price"][_m]
     assert (isinstance(_p, dict) and math.isclose(_p.get("in", 0) * 1e6, _pin)
@@ -417,9 +421,9 @@ for _m, (_pin, _pout) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (3, 15),
         f"PRICE[{_m!r}] should be dollars per TOKEN: in {_pin}e-6, out {_pout}e-6; got {_p}")
 _checks = [(5.00, "uncached input at the input rate"), (25.00, "output at the output rate"),
            (1.25, "cache writes at 1.25x the input rate"),
-           (7.50, "cache writes at 1.25x the input rate"),
+           (5.00, "cache writes at 1.25x the input rate"),
            (0.50, "cache reads at 0.10x the input rate, not the full rate"),
-           (0.30, "cache reads at 0.10x the input rate, not the full rate")]
+           (0.20, "cache reads at 0.10x the input rate, not the full rate")]
 for (_m, _counts, _got), (_want, _why) in zip(rec["alone"], _checks, strict=True):
     assert _got["raised"] is None, (
         f"{_counts} on {_m} should cost ${_want:.2f}; charge raised {_got['raised']}")
@@ -471,7 +475,7 @@ _steps["warn"] = {"spent": _b.spent, "state": _b.state, "guard": outcome(_b.guar
 _b.charge("claude-haiku-4-5", _usage(50_000, 0))
 _steps["later"] = {"spent": _b.spent, "state": _b.state, "guard": outcome(_b.guard)}
 _edges = []
-for _model, _tokens, _limit in (("claude-sonnet-5", 400_000, 1.50),
+for _model, _tokens, _limit in (("claude-sonnet-5", 400_000, 1.00),
                                 ("claude-opus-5", 16_000, 0.10)):
     _edge = Budget(_limit)
     _edge.charge(_model, _usage(_tokens, 0))
@@ -688,7 +692,7 @@ assert _state == "stop", f"on a $2.00 budget the a93 run is far past the stop, g
 # %% [markdown] kind="readonly" id="explain_prompt"
 # ## Explain
 #
-# A new case, with its own numbers. A research agent runs on claude-sonnet-5 (\$3/MTok
+# A new case, with its own numbers. A research agent runs on claude-sonnet-5 (\$2/MTok
 # input; ignore output and caching). Its prefix is *P* = 4,000 tokens and each turn adds
 # *a* = 2,000 tokens of history. Its `Budget` has a \$1.00 limit.
 #
@@ -702,12 +706,12 @@ assert _state == "stop", f"on a $2.00 budget the a93 run is far past the stop, g
 # ### BEGIN SOLUTION
 # **Model answer.**
 # 1. Input tokens are nP + a·n(n+1)/2 = 4,000n + 1,000n(n+1). At 10 turns: 150,000 tokens,
-#    \$0.45. At 20 turns: 500,000 tokens, \$1.50: 3.3× the cost for 2× the turns. The first
-#    call carries 6,000 tokens (\$0.018), so "× 20 turns" predicts \$0.36, a quarter of the
+#    \$0.30. At 20 turns: 500,000 tokens, \$1.00: 3.3× the cost for 2× the turns. The first
+#    call carries 6,000 tokens (\$0.012), so "× 20 turns" predicts \$0.24, a quarter of the
 #    real bill: an up-front estimate sees only the linear term.
-# 2. After 14 calls the run has spent \$0.798 (266,000 tokens), after 15 \$0.90: the note
-#    goes out after call 15. After 16 calls it has spent \$1.008: the stop trips after call
-#    16, overshooting by less than one call.
+# 2. After 17 calls the run has spent \$0.748 (374,000 tokens), after 18 \$0.828: the note
+#    goes out after call 18. After 19 calls it has spent \$0.912, after 20 exactly \$1.00:
+#    the stop trips after call 20, at exactly the limit (the share rounds to 1, so `"stop"`).
 # 3. The model never sees `usage` (the server computes it after the reply and returns it to
 #    the harness), so "be economical" asks it to track a number it cannot see; the up-front
 #    budget misses the quadratic term. The note lets the model finish what it started and
@@ -715,8 +719,8 @@ assert _state == "stop", f"on a $2.00 budget the a93 run is far past the stop, g
 #    argue with, which the loop turns into a partial report.
 #
 # **Mark scheme (3 points).**
-# * 1 — numbers for 1: \$0.45 and \$1.50 (or the token counts), against \$0.36 predicted.
-# * 1 — the crossings: warn after call 15, stop after call 16, with the running totals.
+# * 1 — numbers for 1: \$0.30 and \$1.00 (or the token counts), against \$0.24 predicted.
+# * 1 — the crossings: warn after call 18, stop after call 20, with the running totals.
 # * 1 — mechanisms: the model cannot see its spend; the note is advisory, the stop is
 #   enforced by the harness and ends in a partial report.
 # ### END SOLUTION

@@ -483,7 +483,7 @@ def answer(q, tenant):
         return stored, "cache"
     reply = client.messages.create(model="claude-opus-5", max_tokens=256,
                                    messages=[{"role": "user", "content": q}])
-    said = reply.content[0].text
+    said = "".join(b.text for b in reply.content if b.type == "text")
     if cacheable(q, said):
         front.put(q, said, namespace=tenant)
     return said, "model"

@@ -29,14 +29,20 @@
 # * `hit_rate` is not rounded; the verdict compares it strictly (`0.7` exactly is WEAK).
 #
 # **Prices** per million tokens, input/output: claude-opus-5 \$5/\$25, claude-sonnet-5
-# \$3/\$15, claude-haiku-4-5 \$1/\$5. A token written to the cache bills at 1.25× the
-# input rate, a token read from it at 0.10×.
+# \$2/\$10, claude-haiku-4-5 \$1/\$5. A token written to the cache bills at 1.25× the
+# input rate (2× for a `"ttl": "1h"` write), a token read from it at 0.10×.
+# Source: [Claude pricing](https://platform.claude.com/docs/en/about-claude/pricing) and each
+# model's page, read 2026-12-02 (claude-sonnet-5 was priced here at \$3/\$15 before; its
+# page lists \$2/\$10).
 #
 # The fake API in this lab caches prompts the way the real one does (`course.promptcache`):
 # it renders tools, then system, then messages; it caches the prefix up to each
-# `cache_control` breakpoint, keyed by the model and the exact bytes; it ignores a prefix
-# shorter than the model's minimum (1,024 tokens here); and entries expire after 5 minutes
-# on a fake clock.
+# `cache_control` breakpoint, keyed by the model and the exact bytes; a breakpoint also
+# reads an entry written at most 20 blocks before it; it ignores a prefix shorter than the
+# model's minimum (512 tokens for claude-opus-5, the model here; 1,024 for claude-sonnet-5;
+# 4,096 for claude-haiku-4-5); and entries expire after 5 minutes on a fake clock. Source:
+# [Prompt caching](https://platform.claude.com/docs/en/build-with-claude/prompt-caching),
+# "Cache limitations".
 
 # %%
 import json
@@ -177,7 +183,7 @@ print(f"stamped / healthy = {priced(row) / healthy_usd:.2f}x")
 ### BEGIN SOLUTION
 PRICE = {
     "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
-    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
+    "claude-sonnet-5": {"in": 2 / 1_000_000, "out": 10 / 1_000_000},
     "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
 }
 ### END SOLUTION
@@ -271,10 +277,11 @@ print(find_invalidator(world.stamped()))
 
 # %% [markdown]
 # Read the last two verdicts against the diff. `too_short` is BROKEN with no diff at all:
-# its prefix is stable, just shorter than 1,024 tokens, so nothing is ever cached and
-# nothing raised. When the verdict is BROKEN and `find_invalidator` returns `NO_DIFF`, check
-# the prefix length. `early_breakpoint` is WEAK: the cache works, but the breakpoint sits
-# before 6,000 stable tokens that are billed in full on every call.
+# its prefix is stable, just shorter than claude-opus-5's 512-token minimum (400 tokens), so
+# nothing is ever cached and nothing raised. When the verdict is BROKEN and
+# `find_invalidator` returns `NO_DIFF`, check the prefix length. `early_breakpoint` is WEAK:
+# the cache works, but the breakpoint sits before 6,000 stable tokens that are billed in full
+# on every call.
 #
 # ## Graded tests
 #
@@ -316,7 +323,7 @@ _alone = [((1_000_000, 0, 0, 0), "claude-opus-5", 5.00, "uncached input at 1.0x"
           ((0, 1_000_000, 0, 0), "claude-opus-5", 6.25, "cache writes at 1.25x input"),
           ((0, 0, 1_000_000, 0), "claude-opus-5", 0.50, "cache reads at 0.10x input"),
           ((0, 0, 0, 1_000_000), "claude-opus-5", 25.00, "output at the output rate"),
-          ((0, 2_000_000, 0, 0), "claude-sonnet-5", 7.50, "writes at 1.25x sonnet input"),
+          ((0, 2_000_000, 0, 0), "claude-sonnet-5", 5.00, "writes at 1.25x sonnet input"),
           ((0, 0, 1_000_000, 0), "claude-haiku-4-5", 0.10, "reads at 0.10x haiku input")]
 for _counts, _m, _want, _why in _alone:
     _got = _priced[(_counts, _m)]
@@ -487,7 +494,8 @@ for _name in ["a shuffled tool dict", "a model switch", "a prefix below the mini
         f"{_name} must read as BROKEN, got {_out['value']['verdict']}")
 _per_call = rec["audits"]["a prefix below the minimum"]["value"]["per_call"]
 assert [c["cache_write"] for c in _per_call] == [0, 0, 0], (
-    f"below the 1,024-token minimum nothing is written, and nothing raises: {_per_call}")
+    f"below the 512-token minimum of claude-opus-5 nothing is written, and nothing raises: "
+    f"{_per_call}")
 ### END HIDDEN TESTS
 
 # %% id="invalidator_names_the_line" kind="tests" points=2
@@ -562,7 +570,7 @@ assert rec["short"] == rec["no_diff"], (
 # %% [markdown] kind="readonly" id="explain_prompt"
 # ## Explain (3 points, graded by hand)
 #
-# A team runs claude-sonnet-5 (\$3/\$15 per MTok) with a 30,000-token cached prefix, 500
+# A team runs claude-sonnet-5 (\$2/\$10 per MTok) with a 30,000-token cached prefix, 500
 # uncached tokens and 800 output tokens per call, 10,000 calls a day. A refactor adds the
 # request id to the first line of the system prompt. Work out the cost of one warm call
 # before and after, the daily difference, and the hit rate and verdict your audit reports
@@ -571,20 +579,21 @@ assert rec["short"] == rec["no_diff"], (
 
 # %% [markdown] id="explain_new_case" kind="manual" points=3
 # ### BEGIN SOLUTION
-# **Model answer.** Before: 30,000 read × \$3/MTok × 0.10 = \$0.009, plus 500 × \$3/MTok =
-# \$0.0015, plus 800 × \$15/MTok = \$0.012: \$0.0225 a call, \$225 a day. After: the request
+# **Model answer.** Before: 30,000 read × \$2/MTok × 0.10 = \$0.006, plus 500 × \$2/MTok =
+# \$0.001, plus 800 × \$10/MTok = \$0.008: \$0.015 a call, \$150 a day. After: the request
 # id changes the first line, every token after it has different key and value vectors, so
-# every call writes the 30,000 again at 1.25×: \$0.1125 + \$0.0015 + \$0.012 = \$0.126 a
-# call, \$1,260 a day, 5.6× and \$1,035 a day more, with no error. The hit rate on the last
+# every call writes the 30,000 again at 1.25×: \$0.075 + \$0.001 + \$0.008 = \$0.084 a
+# call, \$840 a day, 5.6× and \$690 a day more, with no error. The hit rate on the last
 # call goes from 30,000 / 30,500 = 0.984 (HEALTHY) to 0 / 30,500 = 0 (BROKEN).
 # `find_invalidator` prints the two system-prompt lines, `-` with the first request id and
 # `+` with the second: the probe lines are dropped, so the request id is all that is left.
-# With a 900-token prefix nothing is cached at all (below the 1,024 minimum), the renders
-# differ only in the probe, and it prints the no-difference message: the diff cannot see a
-# length problem, so a BROKEN verdict with an empty diff means check the prefix length.
+# With a 900-token prefix nothing is cached at all (below claude-sonnet-5's 1,024 minimum),
+# the renders differ only in the probe, and it prints the no-difference message: the diff
+# cannot see a length problem, so a BROKEN verdict with an empty diff means check the prefix
+# length.
 #
 # **Mark scheme (3 points).**
-# * 1 — prices: \$0.0225 and \$0.126 per call (or \$225 and \$1,260 a day, 5.6×), with the
+# * 1 — prices: \$0.015 and \$0.084 per call (or \$150 and \$840 a day, 5.6×), with the
 #   broken prefix billed as a 1.25× write, not as a 1.0× read or as vanished tokens.
 # * 1 — hit rate 0.984 → 0 and HEALTHY → BROKEN, read on a warm (last) call.
 # * 1 — the diff names the system-prompt line with the request id (probe lines dropped); a

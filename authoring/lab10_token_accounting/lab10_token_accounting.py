@@ -39,7 +39,10 @@
 #   (claude-sonnet-5) and `"answer"` (claude-opus-5, streamed). Labels are the keys.
 #
 # **Prices** per million tokens, input/output: claude-opus-5 \$5/\$25, claude-sonnet-5
-# \$3/\$15, claude-haiku-4-5 \$1/\$5.
+# \$2/\$10, claude-haiku-4-5 \$1/\$5.
+# Source: [Claude pricing](https://platform.claude.com/docs/en/about-claude/pricing) and each
+# model's page, read 2026-12-02. claude-sonnet-5 was priced here at \$3/\$15 before; its page
+# lists \$2/\$10, which changes every Sonnet figure below (the cut is 60%, not 40%).
 
 # %%
 from course.worlds import token_accounting as world
@@ -56,10 +59,10 @@ print("ticket:", world.GOAL)
 # which one to attack, so the ledger keeps them in four columns, per call site.
 #
 # A common account of the cheaper-model fix says that moving from Opus to Sonnet cuts "two
-# of the four terms" (input and output) by 40%. Check it term by term:
+# of the four terms" (input and output). Check it term by term:
 
 # %%
-PER_MTOK = {OPUS: {"in": 5.00, "out": 25.00}, SONNET: {"in": 3.00, "out": 15.00}}
+PER_MTOK = {OPUS: {"in": 5.00, "out": 25.00}, SONNET: {"in": 2.00, "out": 10.00}}
 for term, mult, rate in [("uncached input", 1.00, "in"), ("cache write", 1.25, "in"),
                          ("cache read", 0.10, "in"), ("output", 1.00, "out")]:
     opus = mult * PER_MTOK[OPUS][rate]
@@ -68,8 +71,8 @@ for term, mult, rate in [("uncached input", 1.00, "in"), ("cache write", 1.25, "
           f"cut {1 - sonnet / opus:.0%}")
 
 # %% [markdown]
-# All four fall by 40%, because both cache multipliers are multiples of the input rate and
-# Sonnet's input rate is 3/5 of Opus's. Switching models is a flat 40% off every term. A
+# All four fall by 60%, because both cache multipliers are multiples of the input rate and
+# Sonnet's input rate is 2/5 of Opus's. Switching models is a flat 60% off every term. A
 # broken cache is a 10× swing on one term (a read at 0.10× becomes input at 1.0×). Which fix
 # is worth more depends on the shares, and only a ledger with the four columns apart can
 # give you the shares.
@@ -108,8 +111,8 @@ print(f"ledger missing summarize: ${without_summaries:.4f}, "
 
 # %% [markdown]
 # The summaries run inside a tool, so whoever wrote the tool never thought of them as model
-# calls. Leave that site out of the books and the ledger reads \$0.1210 against a \$0.1750 bill,
-# 31% low, with nothing failing. The check is blunt: the ledger has one row per API request,
+# calls. Leave that site out of the books and the ledger reads \$0.1210 against a \$0.1570 bill,
+# 23% low, with nothing failing. The check is blunt: the ledger has one row per API request,
 # and `len(ledger.rows)` equals the number of requests sent.
 #
 # The retry matters in the same way. The plan's first attempt is cut off at 512 tokens and
@@ -175,7 +178,7 @@ for event in raw:
 ### BEGIN SOLUTION
 PRICE = {
     "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
-    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
+    "claude-sonnet-5": {"in": 2 / 1_000_000, "out": 10 / 1_000_000},
     "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
 }
 ### END SOLUTION
@@ -322,7 +325,7 @@ api = world.ticket_api()
 book = Ledger()
 reply = world.run_ticket(instrument(book), client=api.client())
 print(f"ticket: {len(api.requests)} requests, {len(book.rows)} rows, ${book.total():.4f} "
-      "(expect 5, 5, $0.1750)")
+      "(expect 5, 5, $0.1570)")
 for label, agg in book.by_label().items():
     print(f"  {label:>9}: {agg['calls']} calls ${agg['usd']:.4f}")
 print("answer row out:", book.rows[-1]["out"], "(expect 1200)")
@@ -393,9 +396,9 @@ for _k, _want in [("usd_in", 0.65), ("usd_out", 0.025), ("usd_write", 0.125), ("
 assert (_row.get("label"), _row.get("model")) == ("worked", "claude-opus-5"), (
     "row keeps label and model")
 for (_m, _counts, _got), (_want, _why) in zip(rec["singles"], [
-        (3.75, "writes at 1.25x sonnet input"),
+        (2.50, "writes at 1.25x sonnet input"),
         (0.10, "reads at 0.10x haiku input"),
-        (15.00, "output at sonnet's output rate")], strict=True):
+        (10.00, "output at sonnet's output rate")], strict=True):
     assert _number(_got) and math.isclose(_got, _want, abs_tol=1e-9), (
         f"{_why}: expected ${_want:.2f}, got {_got!r}")
 _raised = rec["none_call"]["raised"]
@@ -436,8 +439,9 @@ _outs = [r.get("out") for r in rec["visible"]]
 assert _outs == [1_200], (
     f"message_start carries output_tokens=1; record the FINAL message's usage (1,200): {_outs}")
 _final = rec["final"]
-assert "anthropic.types.message.Message" in rec["final_type"] and _final.get("content") and (
-    "new key" in str(_final["content"][0].get("text"))), (
+_said = "".join(str(_b.get("text")) for _b in _final.get("content") or []
+                if _b.get("type") == "text")   # a reply may open with a thinking block
+assert "anthropic.types.message.Message" in rec["final_type"] and "new key" in _said, (
     f"accounted_stream returns the final, assembled Message, got {rec['final_type'][0]}")
 assert len(rec["rows"]) == 1, f"one streamed call is one row; got {len(rec['rows'])}"
 _r = rec["rows"][0]
@@ -494,7 +498,7 @@ ledger = Ledger()
 run_ticket(instrument(ledger), client=api.client())
 labels = {label: agg["calls"] for label, agg in ledger.by_label().items()}
 assert labels.get("summarize") == 2, (
-    f"summarize runs inside a tool, twice per ticket; undecorated, the books read ~31% low: "
+    f"summarize runs inside a tool, twice per ticket; undecorated, the books read ~23% low: "
     f"{labels}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
@@ -510,15 +514,15 @@ import math
 
 _labels = rec["visible"]
 assert _labels.get("summarize") == 2, (
-    f"summarize runs inside a tool, twice per ticket; undecorated, the books read ~31% low: "
+    f"summarize runs inside a tool, twice per ticket; undecorated, the books read ~23% low: "
     f"{_labels}")
 _by = rec["by"]
 assert set(_by) == {"plan", "summarize", "answer"}, f"three labelled call sites, got {set(_by)}"
 assert _by["answer"]["calls"] == 1 and _by["summarize"]["calls"] == 2, (
     f"answer once, summarize twice: {({k: v['calls'] for k, v in _by.items()})}")
 _usd = _by["summarize"]["usd"]
-assert math.isclose(_usd, 2 * (7_000 * 3e-6 + 400 * 15e-6), abs_tol=1e-9), (
-    f"summarize is priced at claude-sonnet-5: $0.0540, got {_usd!r}")
+assert math.isclose(_usd, 2 * (7_000 * 2e-6 + 400 * 10e-6), abs_tol=1e-9), (
+    f"summarize is priced at claude-sonnet-5 ($2/$10 per MTok): $0.0360, got {_usd!r}")
 assert {r.get("model") for r in rec["rows"] if r.get("label") == "answer"} == {"claude-opus-5"}, (
     "answer is recorded at claude-opus-5")
 ### END HIDDEN TESTS
@@ -580,32 +584,51 @@ assert math.isclose(rec["two"], 0.45, abs_tol=1e-12), (
     f"hit rate sums over all rows: 900 read / (900 + 1,000 + 100) = 0.45, got {rec['two']}")
 ### END HIDDEN TESTS
 
+# %% [markdown]
+# ## A month's ledger
+#
+# Before the written question, the ledger it is about: one team's month on claude-opus-5,
+# from its token counts, priced with the rates at the top of this notebook.
+
+# %%
+month = world.MONTH_TOKENS
+month_usd = {"uncached_input": month["in"] * P_IN[OPUS],
+             "cache_write": month["cache_write"] * P_IN[OPUS] * 1.25,
+             "cache_read": month["cache_read"] * P_IN[OPUS] * 0.10,
+             "output": month["out"] * P_OUT[OPUS]}
+month_total = sum(month_usd.values())
+month_hit = month["cache_read"] / (month["cache_read"] + month["cache_write"] + month["in"])
+print(f"total_usd {month_total:,.0f}")
+for term, dollars in month_usd.items():
+    print(f"share_{term} {dollars / month_total:.3f}")
+print(f"cache_hit_rate {month_hit:.3f}")
+
 # %% [markdown] kind="readonly" id="explain_prompt"
 # ## Explain (3 points, graded by hand)
 #
-# A team's monthly ledger on claude-opus-5 reads \$12,000: share_cache_write 0.05,
-# share_cache_read 0.02, share_uncached_input 0.70, share_output 0.23, cache hit rate 0.03.
-# One engineer proposes moving everything to claude-sonnet-5; another proposes fixing the
-# cache. Estimate what each saves per month, say which term each attacks, and say which
+# The team's monthly ledger above, on claude-opus-5, reads \$12,000: share_uncached_input
+# 0.850, share_cache_write 0.020, share_cache_read 0.003, share_output 0.127, cache hit rate
+# 0.033. One engineer proposes moving everything to claude-sonnet-5; another proposes fixing
+# the cache. Estimate what each saves per month, say which term each attacks, and say which
 # you would do first and what number in the ledger you would watch to confirm it worked.
 # Assume a fixed cache would turn 90% of today's uncached input into cache reads.
 
 # %% [markdown] id="explain_which_term" kind="manual" points=3
 # ### BEGIN SOLUTION
-# **Model answer.** Sonnet costs 3/5 of Opus on every term, including both cache terms,
-# because they are multiples of the input rate: the whole bill drops 40%, \$12,000 →
-# \$7,200, saving \$4,800. The cache fix attacks one term, uncached input, which is 70% of
-# the bill (\$8,400). Moving 90% of it to reads at 0.10× turns \$7,560 into \$756; the reads
+# **Model answer.** Sonnet costs 2/5 of Opus on every term, including both cache terms,
+# because they are multiples of the input rate: the whole bill drops 60%, \$12,000 →
+# \$4,800, saving \$7,200. The cache fix attacks one term, uncached input, which is 85% of
+# the bill (\$10,200). Moving 90% of it to reads at 0.10× turns \$9,180 into \$918; the reads
 # first have to be written once at 1.25×, but on a stable prefix that write is amortised
-# over many calls. Saving ≈ \$6,800 a month, more than the model switch, with no change in
-# answer quality. Do the cache fix first: a 0.03 hit rate on a bill that is 70% uncached input
-# says the prefix is being invalidated (audit it as in Lab 7). Confirm it with
+# over many calls. Saving ≈ \$8,260 a month, more than the model switch, with no change in
+# answer quality. Do the cache fix first: a 0.033 hit rate on a bill that is 85% uncached
+# input says the prefix is being invalidated (audit it as in Lab 7). Confirm it with
 # `cache_hit_rate` rising toward 0.9 and `share_uncached_input` falling; then reconsider
-# Sonnet, which would still take 40% off what is left (about \$5,200 → \$3,100).
+# Sonnet, which would still take 60% off what is left (about \$3,740 → \$1,500).
 #
 # **Mark scheme (3 points).**
-# * 1 — Sonnet cuts all four terms by 40% (≈\$4,800), not "two of the four".
-# * 1 — the cache fix targets the 70% uncached-input term and saves ≈\$6,800 (10× cheaper
+# * 1 — Sonnet cuts all four terms by 60% (≈\$7,200), not "two of the four".
+# * 1 — the cache fix targets the 85% uncached-input term and saves ≈\$8,260 (10× cheaper
 #   per token moved, some write cost), so it is worth more here.
 # * 1 — order and evidence: fix the cache first, watch cache_hit_rate go up and
 #   share_uncached_input go down; the two fixes compose.

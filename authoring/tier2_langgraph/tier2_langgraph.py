@@ -503,7 +503,7 @@ with api.serve() as url:
         out = app.invoke({"messages": [HumanMessage("refund policy?")], "spent": 0.0},
                          {"recursion_limit": 40})
         print(f"{len(api.requests)} model calls, spent ${out['spent']:.2f}:",
-              out["messages"][-1].content)
+              str(out["messages"][-1].text))
     except NotImplementedError:
         print("implement BudgetState and budget_route above")
 
@@ -535,7 +535,7 @@ from course.observe import outcome, record
 
 def observed(limit, per_call):
     out, calls = stuck_budget_run(limit, per_call)
-    return {"spent": out["spent"], "calls": calls, "last": out["messages"][-1].content}
+    return {"spent": out["spent"], "calls": calls, "last": str(out["messages"][-1].text)}
 
 
 rec = record(first={"spent": out["spent"], "calls": calls},
@@ -692,7 +692,7 @@ assert nudged, (
 from course.observe import record
 
 halted = out["halted"]
-last = out["messages"][-1].content
+last = str(out["messages"][-1].text)
 sent = [r["messages"] for r in api.requests]
 out, api = guarded_run(graphs.STUCK_PLAN, True, repeat=2)
 rec = record(requests=sent, halted=halted, last=last, repeat2_calls=len(api.requests))
@@ -717,13 +717,13 @@ assert rec["repeat2_calls"] == 3, f"repeat=2: {rec['repeat2_calls']} model calls
 
 # %% id="distinct_calls_pass" kind="tests" points=1
 out, api = guarded_run(graphs.lookup_plan(14), False)
-assert out["messages"][-1].content == "all delivered", (
+assert str(out["messages"][-1].text) == "all delivered", (
     f"14 different lookups were stopped after {len(api.requests)} model calls; count "
     "identical calls (name + args), not steps: a long task is not a loop")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-rec = record(last=out["messages"][-1].content, halted=out.get("halted"),
+rec = record(last=str(out["messages"][-1].text), halted=out.get("halted"),
              requests=[r["messages"] for r in api.requests])
 ### JUDGE
 import json

@@ -161,11 +161,14 @@ def model_switch() -> Builder:
     return build
 
 
-SHORT_PREFIX_TOKENS = 600
+#: Below claude-opus-5's 512-token minimum cacheable prompt (source: the prompt-caching page,
+#: "Cache limitations"; see ``course.promptcache.MIN_TOKENS``).
+SHORT_PREFIX_TOKENS = 400
 
 
 def too_short(question: str) -> JSON:
-    """One breakpoint after a 600-token system prompt: below the 1,024-token minimum."""
+    """One breakpoint after a 400-token system prompt: below claude-opus-5's 512-token
+    minimum, so nothing is ever cached and nothing raises."""
     system = [dict(text(_pad_to(HEADER + "\n", SHORT_PREFIX_TOKENS)), cache_control=_BREAK)]
     return {"model": MODEL, "max_tokens": 1024, "system": system,
             "messages": [{"role": "user", "content": f"Answer in three sentences: {question}"}]}

@@ -28,7 +28,7 @@ from typing import Any
 
 import anthropic
 
-from .. import tokens
+from .. import promptcache, thinking, tokens
 from ..clock import FakeClock, FakeSleep
 from ..fakes import FakeAPI, PromptCache, Scripted
 from ..trace import Trace
@@ -328,8 +328,16 @@ def _pad_text(lead: str, n_tokens: int) -> str:
 
 
 def _tokens_of(blocks: Iterable[JSON]) -> int:
-    return sum(tokens.count(b) if b.get("type") != "text" else tokens.count(b["text"])
-               for b in blocks)
+    """Tokens these blocks add to a prompt, counted the way the prompt cache bills them."""
+    turn = {"messages": [{"role": "user", "content": list(blocks)}]}
+    return sum(s.tokens for s in promptcache.render(turn))
+
+
+def _thought(body: JSON, salt: str) -> list[JSON]:
+    """The thinking block a reply to ``body`` begins with (none when the request does not
+    think): made here, not by the fake, so the prompt growth can count it."""
+    display = thinking.display_for(body)
+    return [] if display is None else [thinking.make_block(display, salt)]
 
 
 def _result_block(tool_use_id: str, content: str) -> JSON:
@@ -337,12 +345,14 @@ def _result_block(tool_use_id: str, content: str) -> JSON:
             "is_error": False}
 
 
-def _turn_with_text(lead: str, calls: list[JSON], results: list[str], growth: int) -> list[JSON]:
-    """A reply of a text block and tool calls, the text sized so that the reply plus the
-    results the tools will return add exactly ``growth`` tokens to the next prompt."""
-    fixed = _tokens_of(calls) + _tokens_of(
+def _turn_with_text(lead: str, calls: list[JSON], results: list[str], growth: int,
+                    head: list[JSON]) -> list[JSON]:
+    """A reply of ``head`` (its thinking block), a text block and tool calls, the text sized
+    so that the reply plus the results the tools will return add exactly ``growth`` tokens
+    to the next prompt."""
+    fixed = _tokens_of([*head, *calls]) + _tokens_of(
         _result_block(c["id"], r) for c, r in zip(calls, results, strict=True))
-    return [text(_pad_text(lead, growth - fixed)), *calls]
+    return [*head, text(_pad_text(lead, growth - fixed)), *calls]
 
 
 FIRST_ANSWER_CLAIMS = (
@@ -414,12 +424,13 @@ class TriageModel:
         return message(content, stop, usage={"input_tokens": 0, "output_tokens": out})
 
     def _rotate(self, body: JSON, answered: int) -> JSON:
+        head = _thought(body, f"rotate:{answered}")
         if answered == 0:
             calls = [tool_use("search_docs", {"query": "rotate API key"}),
                      tool_use("get_account", {})]
             results = [stand_in_pointer(), Desk().dispatch("get_account", {}, tenant="acme")]
             content = _turn_with_text("I will search the docs and check the account.", calls,
-                                      results, GROWTH[0])
+                                      results, GROWTH[0], head)
             return self._reply(content, OUTPUT[0])
         if answered == 1:
             found = [_POINTER.search(_result_text(b)) for b in _last_results(body)]
@@ -427,16 +438,16 @@ class TriageModel:
             call = tool_use("read_artifact", {"path": path, "offset": 0, "limit": READ_LINES})
             lines = MemoryOffloader.lines_of(SEARCH_DUMP, 0, READ_LINES)
             content = _turn_with_text("The search results were stored; reading the top.",
-                                      [call], [lines], GROWTH[1])
+                                      [call], [lines], GROWTH[1], head)
             return self._reply(content, OUTPUT[1])
         if answered == 2:
             call = tool_use("search_docs", {"query": "old key grace period"})
             content = _turn_with_text("One more search, on the old key.", [call],
-                                      [GRACE_RESULT], GROWTH[2])
+                                      [GRACE_RESULT], GROWTH[2], head)
             return self._reply(content, OUTPUT[2])
         if answered == 3:
-            return self._reply([text(_pad_text(FIRST_ANSWER_CLAIMS, ANSWER_1_TOKENS))],
-                               OUTPUT[3])
+            sized = _pad_text(FIRST_ANSWER_CLAIMS, ANSWER_1_TOKENS - _tokens_of(head))
+            return self._reply([*head, text(sized)], OUTPUT[3])
         return self._reply([text(FINAL_ANSWER)], OUTPUT[4])
 
     def _refund(self, body: JSON, answered: int) -> JSON:

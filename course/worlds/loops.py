@@ -23,8 +23,7 @@ from typing import Protocol
 
 from anthropic.types import Usage
 
-from course import tokens
-
+from ..fakes import follow_request, with_usage
 from ..wire import JSON, block_text, message, text, tool_results, tool_use
 from . import harness
 
@@ -217,6 +216,15 @@ def usd(input_tokens: int, output_tokens: int) -> float:
     return (input_tokens * USD_PER_MTOK_IN + output_tokens * USD_PER_MTOK_OUT) / 1_000_000
 
 
+def _billed_output(reply: JSON) -> int:
+    """Output tokens the fake API bills for ``reply`` to a claude-opus-5 request of the
+    notebook's loop (``max_tokens=512``): the reply's blocks plus the thinking the model
+    does by default, counted by the fake's own billing (:func:`course.fakes.with_usage`)."""
+    body = {"model": MODEL, "max_tokens": 512, "tools": TOOLS,
+            "messages": [{"role": "user", "content": GOAL}]}
+    return with_usage(follow_request(reply, body), body)["usage"]["output_tokens"]
+
+
 class DocsScenario:
     """The stuck model in the docs world, as a :class:`course.worlds.harness.Scenario`.
 
@@ -234,7 +242,7 @@ class DocsScenario:
         calls = (harness.Call("search_docs", {"q": value}),) if kind == "search" else ()
         prompt = harness.prompt_tokens(
             {"tools": TOOLS, "messages": [{"role": "user", "content": GOAL}]}, told)
-        written = tokens.content_tokens(_as_message((kind, value))["content"])
+        written = _billed_output(_as_message((kind, value)))
         return harness.Move(calls, value if kind == "answer" else "",
                             Usage(input_tokens=prompt, output_tokens=written), MODEL)
 

@@ -35,6 +35,16 @@ TRACE_TURNS: list[tuple[int, int, int, int]] = [
 ]
 
 
+# A team's month on claude-opus-5, in tokens: the Explain question's ledger. The question
+# quotes the shares and the hit rate the notebook prints from these counts, so they agree.
+MONTH_TOKENS: dict[str, int] = {
+    "in": 2_040_000_000,        # uncached input
+    "cache_write": 38_400_000,
+    "cache_read": 72_000_000,
+    "out": 60_960_000,
+}
+
+
 def trace_replies() -> list[Message]:
     """The five replies of the integrated run, as the real SDK parses them."""
     bills = [usage_body(i, o, w, r) for i, w, r, o in TRACE_TURNS]
@@ -137,7 +147,8 @@ def run_ticket(sites: dict[str, Callable[..., Any]], *, client: anthropic.Anthro
     undecorated streaming site still runs, so a missing decorator shows up only in the books.
     """
     sites["plan"](client, GOAL)
-    notes = [sites["summarize"](client, out).content[0].text for out in TOOL_OUTPUTS]
+    notes = ["".join(b.text for b in sites["summarize"](client, out).content if b.type == "text")
+             for out in TOOL_OUTPUTS]
     final = sites["answer"](client, GOAL, "\n".join(notes))
     if isinstance(final, MessageStreamManager):
         with final as stream:

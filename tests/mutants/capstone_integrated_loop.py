@@ -21,6 +21,11 @@ _BUDGET = (
     "        except guards.BudgetExceeded as exc:\n"
     "            return finish(\"budget\", f\"budget exhausted: {exc}\", partial=True)\n")
 
+_TOOL_TURN = (
+    "        elif reply.stop_reason == \"tool_use\":\n"
+    "            messages.append({\"role\": \"assistant\", \"content\": reply.content})\n")
+_ANSWER = "            answer = \"\".join(b.text for b in reply.content if b.type == \"text\")\n"
+
 MUTANTS = [
     Mutant(
         name="authorize_after_execute",
@@ -157,5 +162,38 @@ MUTANTS = [
         old="    if not claims:\n        return False, NO_CLAIMS\n",
         new="",
         loses={"goal_needs_resolvable_claims"},
+    ),
+    Mutant(
+        name="drops_thinking",
+        bug="the tool_use turn resent without its thinking block: the API answers 400 and the "
+            "run ends as an api_error",
+        cell="run",
+        old=_TOOL_TURN,
+        new=_TOOL_TURN.replace('"content": reply.content}',
+                               '"content": [b for b in reply.content if b.type != "thinking"]}'),
+        loses={"authorize_before_execute", "bounded_partial", "budget_last",
+               "every_attempt_charged_first", "offload_then_loop_guard", "triage_end_to_end"},
+    ),
+    Mutant(
+        name="appends_assistant_twice",
+        bug="the tool_use turn appended twice: its tool_use ids repeat, a 400",
+        cell="run",
+        old=_TOOL_TURN,
+        new=_TOOL_TURN + "            messages.append({\"role\": \"assistant\", "
+                         "\"content\": reply.content})\n",
+        loses={"authorize_before_execute", "bounded_partial", "budget_last",
+               "every_attempt_charged_first", "offload_then_loop_guard",
+               "results_in_one_message", "triage_end_to_end"},
+    ),
+    Mutant(
+        name="reads_content_0",
+        bug="the answer read as reply.content[0].text: the first block is a thinking block",
+        cell="run",
+        old=_ANSWER,
+        new="            answer = reply.content[0].text\n",
+        loses={"authorize_before_execute", "budget_last", "cache_filled_after_the_predicate",
+               "cache_first_namespaced", "cache_put_respects_cacheable",
+               "every_attempt_charged_first", "goal_decides_end_turn", "offload_then_loop_guard",
+               "results_in_one_message", "tenant_injected_at_dispatch", "triage_end_to_end"},
     ),
 ]

@@ -18,20 +18,49 @@ MUTANTS = [
     ),
     Mutant(
         name="text_only_history",
-        bug="seed 001 ex.1 failure 1: only content[0].text appended to the history",
+        bug="seed 001 ex.1 failure 1: only the reply's text appended to the history",
         cell="agent",
         old=KEEP_ALL,
-        new='history.append({"role": "assistant", "content": reply.content[0].text})',
+        new='history.append({"role": "assistant", "content": '
+            '"".join(b.text for b in reply.content if b.type == "text")})',
         loses=BROKEN_HISTORY,
     ),
     Mutant(
         name="tool_calls_only_history",
-        bug="assistant turn rebuilt from the tool_use blocks only; its text block is dropped",
+        bug="assistant turn rebuilt from the tool_use blocks only; the thinking block goes "
+            "with the text, and the API answers 400",
         cell="agent",
         old=KEEP_ALL,
         new='history.append({"role": "assistant", "content": '
             '[b for b in reply.content if b.type == "tool_use"]})',
-        loses={"all_blocks_kept"},
+        loses=BROKEN_HISTORY,
+    ),
+    Mutant(
+        name="drops_thinking",
+        bug="assistant turn resent without its thinking block: the API answers 400 "
+            "(Expected `thinking` or `redacted_thinking`)",
+        cell="agent",
+        old=KEEP_ALL,
+        new='history.append({"role": "assistant", "content": '
+            '[b for b in reply.content if b.type != "thinking"]})',
+        loses=BROKEN_HISTORY,
+    ),
+    Mutant(
+        name="appends_assistant_twice",
+        bug="the assistant turn appended twice: the same tool_use ids twice in one turn, a 400",
+        cell="agent",
+        old=KEEP_ALL,
+        new=KEEP_ALL + "\n        " + KEEP_ALL,
+        loses=BROKEN_HISTORY,
+    ),
+    Mutant(
+        name="reads_content_0",
+        bug="the answer read as reply.content[0].text: the first block is a thinking block",
+        cell="agent",
+        old='return "".join(b.text for b in reply.content if b.type == "text")',
+        new="return reply.content[0].text",
+        loses={"two_step_trace", "all_blocks_kept", "parallel_results_one_message",
+               "every_id_answered", "tool_error_as_data"},
     ),
     Mutant(
         name="unanswered_id",

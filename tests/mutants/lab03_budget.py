@@ -77,4 +77,13 @@ MUTANTS += [
         new='rate = PRICE.get(model, {"in": 0.0, "out": 0.0})',
         loses={"hard_stop_partial_report"},
     ),
+    Mutant(
+        name="stale_sonnet_price",
+        bug="claude-sonnet-5 priced at $3/$15 per MTok, the rate once announced, instead of "
+            "the $2/$10 its model page lists: every Sonnet call books 1.5x its cost",
+        cell="price",
+        old='"claude-sonnet-5": {"in": 2 / 1_000_000, "out": 10 / 1_000_000},',
+        new='"claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},',
+        loses={"four_terms_to_the_cent", "warning_fires_once"},
+    ),
 ]

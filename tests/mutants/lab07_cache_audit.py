@@ -51,4 +51,13 @@ MUTANTS = [
         new="ours = changed",
         loses={"invalidator_ignores_probe"},
     ),
+    Mutant(
+        name="stale_sonnet_price",
+        bug="claude-sonnet-5 priced at $3/$15 per MTok instead of the $2/$10 its model page "
+            "lists",
+        cell="price",
+        old='"claude-sonnet-5": {"in": 2 / 1_000_000, "out": 10 / 1_000_000},',
+        new='"claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},',
+        loses={"call_usd_four_terms"},
+    ),
 ]

@@ -47,10 +47,19 @@ MUTANTS = [
     Mutant(
         name="call_site_undecorated",
         bug="seed 001 ex.10: a summarisation call inside a tool never touches the ledger, and "
-            "the reported cost is about 30% below the bill",
+            "the reported cost is about 23% below the bill",
         cell="instrument",
         old='"summarize": accounted("summarize", SONNET, ledger=ledger)(world.summarize),',
         new='"summarize": world.summarize,',
         loses={"every_call_site_recorded"},
+    ),
+    Mutant(
+        name="stale_sonnet_price",
+        bug="claude-sonnet-5 priced at $3/$15 per MTok instead of the $2/$10 its model page "
+            "lists: the summaries book $0.054 a ticket instead of $0.036",
+        cell="price",
+        old='"claude-sonnet-5": {"in": 2 / 1_000_000, "out": 10 / 1_000_000},',
+        new='"claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},',
+        loses={"worked_call_to_the_cent", "every_call_site_recorded"},
     ),
 ]
