@@ -10,8 +10,7 @@ notebook, so a spec edit that drops a graded promise fails the suite.
 SPEC: dict[str, dict[str, str]] = {
     "lab01_tool_loop": {
         "two_step_trace": "The first message is the goal as a user message.",
-        "all_blocks_kept": "The reply holds **two** blocks: a sentence and a `tool_use` with "
-                           "an `id`. The next request must repeat both blocks as the "
+        "all_blocks_kept": "The next request must repeat all three blocks, unchanged, as the "
                            "assistant turn",
         "parallel_results_one_message": "all results of one turn go back in **one** user "
                                         "message, one `tool_result` per `tool_use` id, in "
@@ -88,6 +87,62 @@ SPEC: dict[str, dict[str, str]] = {
         "vectorised_lookup": "compares unit vectors in one vectorised product.",
         "normalises_vectors": "embed -- embed(text) returns a vector (any length; normalise "
                               "it yourself)",
+    },
+    "lab06_eval_harness": {
+        "run_case_shape": "`run_case` calls `agent.run(case.input)` **once** and reads the "
+                          "`Trace` it returns",
+        "content_case_insensitive": "A `trace.text` of `None` reads as `\"\"`: then "
+                                    "`content` holds only when `expect_contains` is empty.",
+        "route_not_asserted": "every tool in `must_call` was called at least once, in "
+                              "**any** order, with anything else around it.",
+        "call_budget": "`call_budget`: the number of steps is `<= max_tool_calls`.",
+        "safety_all_runs": "`safety_ok` (**every** run was safe)",
+        "flake_not_success": "`passed` (**strictly more than half** the runs passed)",
+        "safety_is_a_list": "the **list** of ids whose `safety_ok` is false, in input order",
+        "median_and_p95": "sort the values and take the one at rank ⌈95·N/100⌉ (1-based; "
+                          "compute the rank in integers)",
+        "gate_needs_safety": "`gate(rep, baseline)` is true exactly when "
+                             "`rep[\"success_rate\"] >= baseline` (the floats compared as "
+                             "they are) **and** `rep[\"safety_violations\"]` is empty.",
+        "by_tag_counts": "A case counts once under each distinct tag of `by_tag`, even if "
+                         "its `tags` list one twice.",
+    },
+    "lab09_trajectory": {
+        "bad_trace_three_violations": "Nothing raises on a violation; violations stay in "
+                                      "the order the invariants ran.",
+        "called_before_order": "`called_before(first, second)` trips when `second` ran and "
+                               "`first` did not run at any step before `second`'s "
+                               "**first** run (other steps in between are fine).",
+        "called_before_vacuous": "When `second` never ran, it is silent.",
+        "parallel_batch": "It trips when the largest batch has fewer than `n` steps (exactly "
+                          "`n` is enough); an empty trace has a largest batch of 0.",
+        "clean_run_silent": "`called_at_most` trips when the tool ran **more than** `n` "
+                            "times; `max_total_calls` when there are **more than** `n` "
+                            "steps. Exactly `n` is within bounds.",
+        "safety_separated": "`safety_ok` (no violation that starts with `\"SAFETY\"`)",
+        "chains_return_self": "**returns `t` itself**, whether or not it found anything, so "
+                              "the calls chain.",
+        "each_invariant_catches": "`never_called(name)` appends **one** violation per call "
+                                  "of `never_called`, however many steps ran that tool;",
+    },
+    "lab08_offloader": {
+        "absolute_path_refused": "`path` does not resolve inside `root` (`_contained` is "
+                                 "False),",
+        "sibling_prefix_refused": "compares **path components** (`os.path.commonpath`), not "
+                                  "strings.",
+        "symlink_refused": "resolves symbolic links and `..` in both `root` and `path` "
+                           "(`os.path.realpath`)",
+        "traversal_refused": "resolves symbolic links and `..` in both `root` and `path`",
+        "legitimate_read_works": "An offset at or past the end gives an empty window, not an "
+                                 "error: `read(path, 500)` on a 400-line file returns "
+                                 "`\"[lines 500-500 of 400]\\n\"`.",
+        "offset_limit_validated": "`limit` is not an `int` or is outside 1…500 (for both, a "
+                                  "`bool` is not an `int`),",
+        "small_results_unchanged": "If that text has `len(text) <= threshold` characters, "
+                                   "`wrap` returns it **unchanged**:",
+        "pointer_not_thin": "Every `/` and `\\` in `tool_name` becomes `_` in the file name",
+        "tail_only_when_more_than_12": "the last 4 lines, verbatim, **only when there are "
+                                       "more than 12 lines**",
     },
     "lecture04_context_cache": {
         "loop_runs_on_fake": "A tool's result goes back as JSON text: tool_result content is "

@@ -135,3 +135,28 @@ def test_attempt_turns_an_exception_into_one_assertion_line():
     with pytest.raises(AssertionError, match=r"^run_case raised AttributeError: .*tool_calls"):
         evals.attempt("run_case", boom)
     assert evals.attempt("f", lambda x: x + 1, 1) == 2
+
+
+# -- the rules the notebook settles -------------------------------------------------------
+
+
+def test_text_none_reads_as_empty_answer(sol):
+    silent = evals.route("silent", ("get_order", {"id": "1"}), text=None)
+    agent = evals.ScriptedAgent({"q": [silent]})
+    case = sol["Case"]
+    assert sol["run_case"](case(id="a", input="q", expect_contains=["x"]), agent)[
+        "checks"]["content"] is False
+    assert sol["run_case"](case(id="b", input="q"), agent)["checks"]["content"] is True
+
+
+def test_n_runs_below_one_raises_before_any_run(sol):
+    agent = evals.ScriptedAgent({"q": [evals.route("r", text="ok")]})
+    for n in (0, -2):
+        with pytest.raises(ValueError, match="n_runs must be at least 1"):
+            sol["run_case_majority"](sol["Case"](id="z", input="q", n_runs=n), agent)
+    assert agent.runs["q"] == 0
+
+
+def test_a_tag_listed_twice_counts_once(sol):
+    rows = [evals.result_row(1, tags=["x", "x"]), evals.result_row(2, passed=False, tags=["x"])]
+    assert sol["report"](rows)["by_tag"] == {"x": {"passed": 1, "n": 2}}

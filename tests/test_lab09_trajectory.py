@@ -98,3 +98,16 @@ def test_traces_are_fresh_objects():
     a.steps.clear()
     assert len(tj.bad_trace().steps) == 5
     assert isinstance(tj.clean_trace(), Trace)
+
+
+def test_the_rules_the_text_settles(Trajectory):
+    # never_called: one violation per name, exact names only (get_order ran 3 times).
+    assert Trajectory(tj.bad_trace()).never_called("get_order").never_called("order") \
+        .never_called("GET_ORDER").violations == ["SAFETY: called forbidden tool get_order"]
+    # called_before(x, x) trips whenever x ran, and is silent when it never ran.
+    assert Trajectory(tj.bad_trace()).called_before("send_email", "send_email") \
+        .called_before("authorize", "authorize").violations == [
+        "ORDER: send_email ran without send_email"]
+    # exactly n is within bounds for all three counting invariants.
+    assert Trajectory(tj.bad_trace()).called_at_most("get_order", 3).max_total_calls(5) \
+        .parallel_batch_at_least(2).violations == []

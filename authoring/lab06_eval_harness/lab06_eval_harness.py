@@ -34,12 +34,18 @@
 # * `required_tools`: every tool in `must_call` was called at least once, in **any** order,
 #   with anything else around it. `forbidden_tools`: no tool in `must_not_call` was called.
 # * `call_budget`: the number of steps is `<= max_tool_calls`.
-# * `content`: every string in `expect_contains` appears in `trace.text`, **ignoring case**.
+# * `content`: every string in `expect_contains` appears in `trace.text`, **ignoring case**
+#   (`str.lower()` or `str.casefold()`, either: the graded texts are plain ASCII, where the
+#   two agree). A `trace.text` of `None` reads as `""`: then `content` holds only when
+#   `expect_contains` is empty.
 #
 # `run_case_majority` calls `run_case` exactly `case.n_runs` times and returns `id`, `tags`,
 # `passed` (**strictly more than half** the runs passed), `safety_ok` (**every** run was
 # safe), `flake` (`0 < passes < n_runs`), `passes` (how many runs passed), `usd` (the mean
 # over the runs), `calls` (the largest over the runs) and `runs` (the per-run dicts).
+# `statistics.mean` and `sum(...) / len(...)` are both fine for `usd`: costs are compared
+# to within 1e-9. A case with `n_runs` below 1 is no evidence: `run_case_majority` raises
+# `ValueError` for it, before it calls the agent.
 #
 # `report(results)` takes a non-empty list of those dicts (a dict without `flake` counts as
 # not flaky) and returns
@@ -52,6 +58,8 @@
 # | `median_usd` | the median of `usd` (`statistics.median`) |
 # | `p95_calls` | the 95th percentile of `calls` by **nearest rank**: sort the values and take the one at rank ⌈95·N/100⌉ (1-based; compute the rank in integers) |
 # | `by_tag` | `{tag: {"passed": passed cases with that tag, "n": cases with that tag}}` |
+#
+# A case counts once under each distinct tag of `by_tag`, even if its `tags` list one twice.
 #
 # `gate(rep, baseline)` is true exactly when `rep["success_rate"] >= baseline` (the floats
 # compared as they are) **and** `rep["safety_violations"]` is empty.
@@ -228,7 +236,7 @@ def run_case(case: Case, agent) -> dict:
     ### BEGIN SOLUTION
     trace = agent.run(case.input)
     called = [s.tool for s in trace.steps]
-    answer = trace.text.lower()
+    answer = (trace.text or "").lower()
     checks = {
         "required_tools": all(t in called for t in case.must_call),
         "forbidden_tools": not any(t in called for t in case.must_not_call),
@@ -244,6 +252,8 @@ def run_case(case: Case, agent) -> dict:
 def run_case_majority(case: Case, agent) -> dict:
     """Run ``case`` ``case.n_runs`` times: vote on success, never on safety."""
     ### BEGIN SOLUTION
+    if case.n_runs < 1:
+        raise ValueError(f"case {case.id!r}: n_runs must be at least 1, got {case.n_runs}")
     runs = [run_case(case, agent) for _ in range(case.n_runs)]
     passes = sum(1 for r in runs if r["passed"])
     return {"id": case.id, "tags": list(case.tags),
@@ -265,7 +275,7 @@ def report(results: list[dict]) -> dict:
     rank = (95 * n + 99) // 100  # ceil(0.95 * n) in integers
     by_tag: dict[str, dict[str, int]] = {}
     for r in results:
-        for tag in r["tags"]:
+        for tag in dict.fromkeys(r["tags"]):  # each distinct tag once
             row = by_tag.setdefault(tag, {"passed": 0, "n": 0})
             row["n"] += 1
             row["passed"] += 1 if r["passed"] else 0
@@ -324,7 +334,8 @@ for tag, row in prod_rep["by_tag"].items():
 # %% [markdown]
 # ## Graded tests
 #
-# One cell per property. Each shows a check or two; the grading runs more cases.
+# One cell per property. Each shows a case for every rule it grades; the grading re-checks
+# them on other inputs.
 
 # %% id="run_case_shape" kind="tests" points=2
 from course.worlds import evals
@@ -341,6 +352,23 @@ assert res["checks"] == {"required_tools": True, "forbidden_tools": True,
     f"a run that did everything right got checks {res['checks']}"
 assert (res["passed"], res["safety_ok"], res["calls"]) == (True, True, 1), \
     f"passed/safety_ok/calls for a one-call correct run: {res}"
+assert (res["id"], res["tags"]) == ("t01", ["order_status"]), \
+    f"id and tags are copied from the case: got {res['id']!r}, {res['tags']!r}"
+assert abs(res["usd"] - 0.0102) < 1e-9, f"usd is trace.usd (0.0102 here): got {res['usd']!r}"
+_v_ag = evals.ScriptedAgent({"v": [evals.route(
+    "v_unsafe", ("search_orders", {"q": "v"}), ("cancel_order", {"id": "9"}), text="Done.")]})
+_v_case = Case(id="v1", input="v", must_call=["get_order"], must_not_call=["cancel_order"])
+_v = evals.attempt("run_case", run_case, _v_case, _v_ag)
+assert _v_ag.runs["v"] == 1, f"run_case runs the agent once: it ran {_v_ag.runs['v']} times"
+assert (_v["checks"]["required_tools"], _v["checks"]["forbidden_tools"]) == (False, False), \
+    f"required_tools (get_order never ran) and forbidden_tools (cancel_order ran): {_v}"
+assert (_v["passed"], _v["safety_ok"], _v["calls"]) == (False, False, 2), \
+    f"passed/safety_ok/calls for a 2-call unsafe run: {_v}"
+_v_d, _v_e = Case(id="v2", input="w"), Case(id="v3", input="w")
+_v_d.tags.append("x")
+assert (_v_d.must_call, _v_d.must_not_call, _v_d.max_tool_calls, _v_d.expect_contains,
+        _v_e.tags, _v_d.n_runs) == ([], [], 10, [], [], 3), \
+    f"Case defaults: empty lists (one per case), max_tool_calls=10, n_runs=3: got {_v_d}"
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -401,6 +429,15 @@ res = evals.attempt("run_case", run_case,
                     evals.ScriptedAgent({"q": [_loud]}))
 assert res["checks"]["content"] is True, \
     "'Shipped' vs text 'Order 4471 has SHIPPED.': compare lower-cased, case is not content"
+_v_arg = evals.route("v_arg", ("get_order", {"id": "lost"}), text="Order 12 is LATE.")
+_v_none = evals.route("v_none", ("get_order", {"id": "12"}), text=None)
+_v_ag = evals.ScriptedAgent({"q": [_v_arg, _v_arg, _v_none, _v_none]})
+_v = [evals.attempt("run_case", run_case, Case(id="v", input="q", expect_contains=_want),
+                    _v_ag)["checks"]["content"]
+      for _want in (["late", "lost"], ["ORDER 12", "late"], ["late"], [])]
+assert _v == [False, True, False, True], (
+    "content: every expected string must be in trace.text ('lost' is only a tool argument), "
+    f"and text None reads as '' (True only for an empty expect_contains): got {_v}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -414,7 +451,13 @@ _quiet = evals.route("quiet", ("get_order", {"id": "shipped"}), text="All done."
 _res_quiet = evals.attempt("run_case", run_case,
                            Case(id="t05", input="q", expect_contains=["shipped"]),
                            evals.ScriptedAgent({"q": [_quiet]}))
-rec = record(shown=res, missing=_res_missing, both=_res_both, quiet=_res_quiet)
+_silent = evals.route("silent", ("search_orders", {"q": "1"}), text=None)
+_res_silent = [evals.attempt("run_case", run_case,
+                             Case(id="t05b", input="q", expect_contains=_want),
+                             evals.ScriptedAgent({"q": [_silent]}))["checks"]["content"]
+               for _want in (["refund", "sorry"], [])]
+rec = record(shown=res, missing=_res_missing, both=_res_both, quiet=_res_quiet,
+             silent=_res_silent)
 ### JUDGE
 assert rec["shown"]["checks"]["content"] is True, (
     "'Shipped' vs text 'Order 4471 has SHIPPED.': compare lower-cased, case is not content")
@@ -425,6 +468,9 @@ assert rec["both"]["checks"]["content"] is True, (
     "'ORDER' and 'has shipped' both appear in 'Order 4471 has SHIPPED.' ignoring case")
 assert rec["quiet"]["checks"]["content"] is False, (
     "'shipped' appears only in a tool argument, not in trace.text; content reads the answer")
+assert rec["silent"] == [False, True], (
+    f"trace.text None reads as '': content is False unless expect_contains is empty, "
+    f"got {rec['silent']}")
 ### END HIDDEN TESTS
 
 # %% id="route_not_asserted" kind="tests" points=2
@@ -438,6 +484,16 @@ _agent = evals.ScriptedAgent(_plan)
 _routes = [evals.attempt("run_case", run_case, _c01, _agent)["passed"] for _ in range(2)]
 assert _routes == [True, True], \
     f"two correct routes scored {_routes}; must_call needs each tool called, in any route"
+_v_case = Case(id="v", input="m", must_call=["get_order", "issue_refund"], max_tool_calls=6)
+_v_ag = evals.ScriptedAgent({"m": [
+    evals.route("v_around", ("issue_refund", {"order": "5"}), ("search_orders", {"q": "5"}),
+                ("issue_refund", {"order": "5"}), ("get_order", {"id": "5"}), text="ok"),
+    evals.route("v_half", ("get_order", {"id": "5"}), ("get_order", {"id": "5"}), text="ok")]})
+_v = [evals.attempt("run_case", run_case, _v_case, _v_ag)["checks"]["required_tools"]
+      for _ in range(2)]
+assert _v == [True, False], (
+    "required_tools: every must_call tool called at least once, in any order and with other "
+    f"calls around it; one missing fails it: got {_v} for [reversed+extras, no refund]")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -477,6 +533,18 @@ res = evals.attempt("run_case", run_case, Case(id="t07", input="b", max_tool_cal
                     evals.ScriptedAgent({"b": [_three]}))
 assert res["checks"]["call_budget"] is True, \
     "3 calls with max_tool_calls=3 is within budget: compare with <=, not <"
+_v_six = evals.route("v_six", *[("get_order", {"id": "2"}) for _ in range(6)], text="ok")
+_v = evals.attempt("run_case", run_case, Case(id="v", input="s", max_tool_calls=5),
+                   evals.ScriptedAgent({"s": [_v_six]}))
+assert (_v["checks"]["call_budget"], _v["passed"], _v["calls"]) == (False, False, 6), (
+    "call_budget: 6 calls (one call repeated; repeats count) with max_tool_calls=5 is over "
+    f"budget and fails the run: got call_budget/passed/calls {_v['checks']['call_budget']}, "
+    f"{_v['passed']}, {_v['calls']}")
+_v_ten = evals.route("v_ten", *[("search_orders", {"p": p}) for p in range(10)], text="ok")
+_v = evals.attempt("run_case", run_case, Case(id="v", input="s"),
+                   evals.ScriptedAgent({"s": [_v_ten]}))
+assert _v["checks"]["call_budget"] is True, (
+    f"call_budget: 10 calls is within the default max_tool_calls=10: got {_v['checks']}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -508,6 +576,20 @@ res = evals.attempt("run_case_majority", run_case_majority, _c12,
                     evals.ScriptedAgent({_c12.input: [_safe, _again, _safe]}))
 assert res["safety_ok"] is False, \
     "issue_refund ran on 1 run of 3: safety must hold on ALL runs, never by majority vote"
+_v_case = Case(id="v", input="u", must_call=["get_order"], must_not_call=["delete_account"],
+               n_runs=4)
+_v_bad = evals.route("v_bad", ("get_order", {"id": "3"}), ("delete_account", {"id": "3"}),
+                     text="Deleted.")
+_v_ok = evals.route("v_ok", ("get_order", {"id": "3"}), text="Checked.")
+_v_ag = evals.ScriptedAgent({"u": [_v_ok, _v_ok, _v_ok, _v_bad]})
+_v = evals.attempt("run_case_majority", run_case_majority, _v_case, _v_ag)
+assert (_v_ag.runs["u"], _v["safety_ok"], _v["passed"]) == (4, False, True), (
+    "safety_ok: n_runs=4 runs, the LAST one unsafe, gives safety_ok False while 3 of 4 pass: "
+    f"got runs/safety_ok/passed {_v_ag.runs['u']}, {_v['safety_ok']!r}, {_v['passed']!r}")
+_v = evals.attempt("run_case_majority", run_case_majority, Case(id="v", input="u", n_runs=2),
+                   evals.ScriptedAgent({"u": [_v_ok]}))
+assert _v["safety_ok"] is True, (
+    f"safety_ok: every run safe gives True: got {_v['safety_ok']!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -544,8 +626,45 @@ res = evals.attempt("run_case_majority", run_case_majority, _c07,
                     evals.ScriptedAgent({_c07.input: [_ok, _ask, _ask]}))
 assert (res["passed"], res["flake"]) == (False, True), \
     f"1 pass in 3 runs is a flake that FAILED (passed needs a strict majority): {res}"
+_v_three = evals.route("v_three", *[("search_orders", {"p": p}) for p in range(3)],
+                       text="Your order shipped.")
+_v = evals.attempt("run_case_majority", run_case_majority,
+                   Case(id="v", input=_c07.input, must_call=["search_orders"], n_runs=2),
+                   evals.ScriptedAgent({_c07.input: [_ok, _ask]}))
+assert (_v["passed"], _v["flake"], _v["passes"]) == (False, True, 1), (
+    "passed needs STRICTLY more than half: 1 pass in 2 gives passed/flake/passes "
+    f"False, True, 1; got {_v['passed']!r}, {_v['flake']!r}, {_v['passes']!r}")
+_v = evals.attempt("run_case_majority", run_case_majority,
+                   Case(id="v", input=_c07.input, must_call=["search_orders"], n_runs=2),
+                   evals.ScriptedAgent({_c07.input: [_ok]}))
+assert (_v["passed"], _v["flake"], _v["passes"]) == (True, False, 2), (
+    "every run passed: passed/flake/passes must be True, False (not a flake), 2; got "
+    f"{_v['passed']!r}, {_v['flake']!r}, {_v['passes']!r}")
+_v = evals.attempt("run_case_majority", run_case_majority,
+                   Case(id="v", input=_c07.input, n_runs=2, tags=["t"]),
+                   evals.ScriptedAgent({_c07.input: [_v_three, _ok]}))
+assert (_v["calls"], len(_v["runs"]), _v["id"], _v["tags"]) == (3, 2, "v", ["t"]), (
+    "runs of 3 and 1 calls: calls (the largest), len(runs), id, tags must be 3, 2, 'v', "
+    f"['t']; got {_v['calls']!r}, {len(_v['runs'])}, {_v['id']!r}, {_v['tags']!r}")
+assert abs(_v["usd"] - (0.0102 + 0.0186) / 2) < 1e-9, (
+    f"usd is the mean over the runs ((0.0102 + 0.0186) / 2 = 0.0144): got {_v['usd']!r}")
+_v_ag = evals.ScriptedAgent({"z": [_ok]})
+try:
+    _v = run_case_majority(Case(id="v0", input="z", n_runs=0), _v_ag)
+except ValueError:
+    _v = "raised ValueError"
+except Exception as _v_exc:  # noqa: BLE001 - reported in the assertion below
+    _v = f"raised {type(_v_exc).__name__}: {_v_exc}"
+assert (_v, _v_ag.runs["z"]) == ("raised ValueError", 0), (
+    "n_runs=0: run_case_majority must raise ValueError before it calls the agent; "
+    f"got {_v!r} after {_v_ag.runs['z']} runs")
+_v_rows = [evals.result_row(5, flake=True), evals.result_row(6), evals.result_row(7)]
+del _v_rows[2]["flake"]
+_v = evals.attempt("report", report, _v_rows)["flaky_cases"]
+assert _v == ["c05"], (
+    f"flaky_cases: ids whose flake is true (no flake key: not flaky): got {_v!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import outcome, record
 
 _res_two = evals.attempt("run_case_majority", run_case_majority, _c07,
                          evals.ScriptedAgent({_c07.input: [_ask, _ok, _ok]}))
@@ -561,7 +680,13 @@ _res_mixed = evals.attempt("run_case_majority", run_case_majority, _c07,
                            evals.ScriptedAgent({_c07.input: [_ok, _storm, _ask]}))
 _rows = [evals.result_row(1), evals.result_row(2, passed=False, flake=True)]
 _rep = evals.attempt("report", report, _rows)
+_no_flake = {k: v for k, v in evals.result_row(3, passed=False).items() if k != "flake"}
+_rep_no_flake = evals.attempt("report", report, [evals.result_row(4, flake=True), _no_flake])
+_ag_neg = evals.ScriptedAgent({"n": [_ok]})
+_neg = outcome(run_case_majority, Case(id="neg", input="n", n_runs=-1), _ag_neg)
 rec = record(shown=res, two=_res_two, same=_same, four=_res_four,
+             no_flake=_rep_no_flake["flaky_cases"], neg=_neg["raised"],
+             neg_runs=_ag_neg.runs["n"],
              mixed={"calls": _res_mixed["calls"], "usd": _res_mixed["usd"],
                     "n_runs": len(_res_mixed["runs"])},
              rep={"flaky_cases": _rep["flaky_cases"], "success_rate": _rep["success_rate"]})
@@ -590,6 +715,11 @@ assert mixed["n_runs"] == 3, "runs must hold the three per-run dicts"
 rep = rec["rep"]
 assert rep["flaky_cases"] == ["c02"] and rep["success_rate"] == 0.5, (
     f"a failed flaky case is listed in flaky_cases and not counted as a success: {rep}")
+assert rec["no_flake"] == ["c04"], (
+    f"a result without a flake key counts as not flaky: got flaky_cases {rec['no_flake']!r}")
+assert (rec["neg"] or {}).get("type") == "ValueError" and rec["neg_runs"] == 0, (
+    f"n_runs=-1 must raise ValueError before any run: got {rec['neg']!r} after "
+    f"{rec['neg_runs']} runs")
 ### END HIDDEN TESTS
 
 # %% id="safety_is_a_list" kind="tests" points=2
@@ -597,14 +727,27 @@ _row = evals.result_row
 rep = evals.attempt("report", report, [_row(i, safe=(i != 12)) for i in range(1, 21)])
 assert rep["safety_violations"] == ["c12"], \
     f"safety_violations must be the LIST of unsafe ids, got {rep['safety_violations']!r}"
+_v = evals.attempt("report", report, [_row(8, safe=False), _row(2, passed=False),
+                                      _row(5, safe=False, passed=False)])
+assert _v["safety_violations"] == ["c08", "c05"], (
+    "safety_violations lists unsafe ids in INPUT order (not sorted): got "
+    f"{_v['safety_violations']!r}")
+assert _v["success_rate"] == 1 / 3, (
+    f"success_rate is passed cases / cases as a float, not rounded (1/3): got "
+    f"{_v['success_rate']!r}")
+_v = evals.attempt("report", report, [_row(i) for i in range(1, 4)])["safety_violations"]
+assert _v == [], f"safety_violations: no unsafe case gives an empty list: got {_v!r}"
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
 _rep_none = evals.attempt("report", report, [_row(i) for i in range(1, 21)])
 _rep_three = evals.attempt("report", report,
                            [_row(i, safe=i not in (3, 17, 9)) for i in range(1, 21)])
+_rep_order = evals.attempt("report", report,
+                           [_row(i, safe=i % 2 == 0, passed=i != 7) for i in (9, 4, 7, 1)])
 rec = record(shown=rep["safety_violations"], none=_rep_none["safety_violations"],
-             three=_rep_three["safety_violations"], success=_rep_three["success_rate"])
+             three=_rep_three["safety_violations"], success=_rep_three["success_rate"],
+             order=_rep_order["safety_violations"], rate=_rep_order["success_rate"])
 ### JUDGE
 assert rec["shown"] == ["c12"], (
     f"safety_violations must be the LIST of unsafe ids, got {rec['shown']!r}")
@@ -614,6 +757,9 @@ assert rec["three"] == ["c03", "c09", "c17"], (
     f"unsafe ids must be listed in input order, got {rec['three']!r}")
 assert rec["success"] == 1.0, (
     "safety is reported beside success, not subtracted from it here: all 20 passed")
+assert rec["order"] == ["c09", "c07", "c01"], (
+    f"unsafe ids must be listed in input order (9, 7, 1 given), got {rec['order']!r}")
+assert rec["rate"] == 3 / 4, f"success_rate of 3 passed in 4 is 0.75, got {rec['rate']!r}"
 ### END HIDDEN TESTS
 
 # %% id="median_and_p95" kind="tests" points=2
@@ -624,6 +770,18 @@ assert rep["median_usd"] == 0.01, \
     f"19 cases at $0.01 and one at $1.00: the median is 0.01, got {rep['median_usd']}"
 assert rep["p95_calls"] == 19, \
     f"20 cases: nearest rank ceil(0.95*20)=19, the 19th value (19), got {rep['p95_calls']}"
+_v = evals.attempt("report", report, [_row(i, calls=22 - i) for i in range(1, 22)])
+assert _v["p95_calls"] == 20, (
+    "p95_calls: 21 cases needing 21..1 calls (unsorted): rank ceil(95*21/100)=20, the "
+    f"20th sorted value is 20: got {_v['p95_calls']!r}")
+_v = evals.attempt("report", report, [_row(i, usd=u) for i, u in
+                                      enumerate((0.05, 0.01, 0.07, 0.03))])["median_usd"]
+assert abs(_v - 0.04) < 1e-12, (
+    f"median_usd of 0.05, 0.01, 0.07, 0.03 (even count: mean of the middle two) is 0.04: "
+    f"got {_v!r}")
+_v = evals.attempt("report", report, [_row(1, usd=0.5, calls=4)])
+assert (_v["median_usd"], _v["p95_calls"]) == (0.5, 4), (
+    f"one case is its own median and p95: got {_v['median_usd']!r}, {_v['p95_calls']!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -654,6 +812,11 @@ assert abs(rec["median4"] - 0.025) < 1e-12, (
 _rep = {"success_rate": 0.97, "safety_violations": ["c12"], "flaky_cases": []}
 assert gate(_rep, 0.90) is False, \
     "success 0.97 >= 0.90 but c12 was unsafe: one safety violation must block the gate"
+_v = [gate({"success_rate": r, "safety_violations": []}, b)
+      for r, b in ((0.92, 0.80), (0.8, 0.8), (0.79, 0.80))]
+assert _v == [True, True, False], (
+    "gate: with no violation, success >= baseline passes (0.92 vs 0.80, 0.8 vs 0.8 exactly) "
+    f"and below fails (0.79 vs 0.80): got {_v}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -680,12 +843,19 @@ rep = evals.attempt("report", report, [_row(1, tags=["refund"]),
                                        _row(2, passed=False, tags=["refund", "typo"])])
 assert rep["by_tag"] == {"refund": {"passed": 1, "n": 2}, "typo": {"passed": 0, "n": 1}}, \
     f"by_tag must count passed and n per tag (a case counts under each tag): {rep['by_tag']}"
+_v = evals.attempt("report", report, [_row(3, tags=["fr", "fr"]), _row(4),
+                                      _row(5, passed=False, tags=["fr"])])["by_tag"]
+assert _v == {"fr": {"passed": 1, "n": 2}}, (
+    "by_tag: a case counts ONCE under each distinct tag (c03 lists 'fr' twice) and a case "
+    f"without tags counts under none: got {_v}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
 _prod = evals.attempt("report", report, evals.production_results())
+_twice = evals.attempt("report", report, [_row(1, passed=False, tags=["a", "b", "a"]),
+                                          _row(2, tags=["b", "b"])])
 rec = record(shown=rep["by_tag"], by_tag=_prod["by_tag"], success=_prod["success_rate"],
-             flaky=_prod["flaky_cases"])
+             flaky=_prod["flaky_cases"], twice=_twice["by_tag"])
 ### JUDGE
 assert rec["shown"] == {"refund": {"passed": 1, "n": 2}, "typo": {"passed": 0, "n": 1}}, (
     f"by_tag must count passed and n per tag (a case counts under each tag): {rec['shown']}")
@@ -697,6 +867,9 @@ assert rec["by_tag"] == want, f"production by_tag: expected {want}, got {rec['by
 assert abs(rec["success"] - 0.61) < 1e-12, (
     f"production success must be 122/200 = 0.61, got {rec['success']}")
 assert rec["flaky"] == [], "the production sample has no flaky case"
+assert rec["twice"] == {"a": {"passed": 0, "n": 1}, "b": {"passed": 1, "n": 2}}, (
+    f"a case counts once under each distinct tag, however often it lists it: got "
+    f"{rec['twice']}")
 ### END HIDDEN TESTS
 
 # %% [markdown] kind="readonly" id="explain_prompt"

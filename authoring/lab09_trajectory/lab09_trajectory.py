@@ -24,19 +24,25 @@
 # * Every invariant **appends** its violation (the exact text above) to `t.violations` and
 #   **returns `t` itself**, whether or not it found anything, so the calls chain. Nothing
 #   raises on a violation; violations stay in the order the invariants ran.
+# * A `name` matches a step only when it equals `step.tool` exactly (no substring, no
+#   change of case).
+# * `never_called(name)` appends **one** violation per call of `never_called`, however
+#   many steps ran that tool; `never_called_all` so appends one per listed name that ran.
 # * `called_at_most` trips when the tool ran **more than** `n` times; `max_total_calls`
-#   when there are **more than** `n` steps.
+#   when there are **more than** `n` steps. Exactly `n` is within bounds.
 # * `called_before(first, second)` trips when `second` ran and `first` did not run at any
 #   step before `second`'s **first** run (other steps in between are fine). When `second`
-#   never ran, it is silent.
+#   never ran, it is silent. `called_before(x, x)` trips whenever `x` ran, since nothing
+#   can run before its own first run.
 # * `parallel_batch_at_least(n)`: a batch is all the steps that share a `batch` number
 #   (steps the model asked for in one reply). It trips when the largest batch has fewer
-#   than `n` steps; an empty trace has a largest batch of 0.
+#   than `n` steps (exactly `n` is enough); an empty trace has a largest batch of 0.
 # * `no_pattern_in_args(pattern, label)` runs `re.search(pattern, str(step.args))` on
 #   every step and appends one violation for each step that matches.
 # * `result()` returns `passed` (no violation at all), `safety_ok` (no violation that
 #   starts with `"SAFETY"`), `violations` (all of them, in order), `safety` (the SAFETY
-#   ones) and `other` (the rest), as new lists.
+#   ones) and `other` (the rest), as new lists: changing a list it returned changes
+#   neither `t.violations` nor a later `result()`.
 
 # %%
 from course.trace import Step, Trace
@@ -333,7 +339,8 @@ print("bad trace:          ", foreign_tenant_steps(tj.bad_trace(), tj.TENANT),
 # %% [markdown]
 # ## Graded tests
 #
-# One cell per property. Each shows a check or two; the grading runs more cases.
+# One cell per property. Each checks every behaviour it grades on at least one case; the
+# grading re-checks them on other traces and adds edge cases.
 
 # %% id="bad_trace_three_violations" kind="tests" points=3
 from course.worlds import trajectory as tj
@@ -348,13 +355,40 @@ assert _got["violations"] == ["SAFETY: called forbidden tool send_email",
     f"the bad trace must give exactly these 3 violations in order, got {_got['violations']}"
 assert (_got["passed"], _got["safety_ok"]) == (False, False), \
     f"send_email fired, so passed and safety_ok must both be False: {_got}"
+_start = tj.attempt("Trajectory", lambda: Trajectory(tj.bad_trace()).violations)
+assert _start == [], f"t.violations starts as [] before any invariant ran, got {_start!r}"
+_order = tj.attempt("chain", lambda: (
+    Trajectory(tj.bad_trace()).max_total_calls(3).never_called("send_email").violations))
+assert _order == ["EFFICIENCY: 5 calls (max 3)", "SAFETY: called forbidden tool send_email"], \
+    f"violations stay in the order the invariants ran (not sorted, not grouped), got {_order!r}"
+
+
+def _result_lists_after_change(t):
+    first = t.result()
+    for key in ("violations", "safety", "other"):
+        first[key].append("changed")
+    return {"t.violations": t.violations, "result()": t.result()}
+
+
+_seen = tj.attempt("result", _result_lists_after_change, Trajectory(tj.bad_trace())
+                   .never_called("send_email").max_total_calls(3))
+assert _seen == {"t.violations": ["SAFETY: called forbidden tool send_email",
+                                  "EFFICIENCY: 5 calls (max 3)"],
+                 "result()": {"passed": False, "safety_ok": False,
+                              "violations": ["SAFETY: called forbidden tool send_email",
+                                             "EFFICIENCY: 5 calls (max 3)"],
+                              "safety": ["SAFETY: called forbidden tool send_email"],
+                              "other": ["EFFICIENCY: 5 calls (max 3)"]}}, \
+    f"result() returns new lists: appending to them must not change the checker, got {_seen!r}"
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
 
 def _mutate_a_result(t):
-    t.never_called("send_email")
-    t.result()["violations"].append("x")
+    t.called_at_most("get_order", 2)
+    r = t.result()
+    for key in ("violations", "safety", "other"):
+        r[key].append("x")
 
 
 _t = Trajectory(tj.bad_trace())
@@ -363,6 +397,7 @@ rec = record(
     order=outcome(lambda: (
         Trajectory(tj.bad_trace()).max_total_calls(4).called_at_most("get_order", 2)
         .never_called("send_email").never_called("issue_refund").result())),
+    fresh=outcome(lambda: Trajectory(tj.clean_trace()).violations),
     mutate=outcome(_mutate_a_result, _t), again=outcome(_t.result),
     kept=outcome(lambda: _t.violations))
 ### JUDGE
@@ -386,13 +421,17 @@ assert _got["violations"] == ["EFFICIENCY: 5 calls (max 4)",
                               "EFFICIENCY: get_order called 3x (max 2)",
                               "SAFETY: called forbidden tool send_email"], (
     f"violations must stay in the order the invariants ran: {_got['violations']}")
-_value(rec["mutate"], "never_called or result")
-assert _value(rec["again"], "result")["violations"] == [
-    "SAFETY: called forbidden tool send_email"], (
-    "result() must return new lists: changing one result changed the checker")
+_fresh = _value(rec["fresh"], "Trajectory")
+assert _fresh == [], f"t.violations starts as [] before any invariant ran, got {_fresh!r}"
+_value(rec["mutate"], "called_at_most or result")
+_again = _value(rec["again"], "result")
+assert (_again["violations"], _again["safety"], _again["other"]) == (
+    ["EFFICIENCY: get_order called 3x (max 2)"], [],
+    ["EFFICIENCY: get_order called 3x (max 2)"]), (
+    f"result() must return new lists: changing one result changed the checker, got {_again!r}")
 _kept = _value(rec["kept"], "violations")
-assert _kept == ["SAFETY: called forbidden tool send_email"], (
-    f"t.violations must hold the violations found so far, got {_kept}")
+assert _kept == ["EFFICIENCY: get_order called 3x (max 2)"], (
+    f"t.violations must hold the violations found so far, got {_kept!r}")
 ### END HIDDEN TESTS
 
 # %% id="called_before_order" kind="tests" points=2
@@ -409,6 +448,17 @@ _got = tj.attempt("called_before", lambda: Trajectory(_tr)
                   .called_before("authorize", "issue_refund").violations)
 assert _got == ["ORDER: issue_refund ran without authorize"], \
     f"issue_refund ran and authorize never did: expected one ORDER violation, got {_got}"
+_first = tj.attempt("called_before", lambda: Trajectory(Trace(steps=[
+    Step("issue_refund", {"order": "1"}, "done"),
+    Step("authorize", {"order": "1"}, "approved", batch=1),
+    Step("issue_refund", {"order": "2"}, "done", batch=2)]))
+    .called_before("authorize", "issue_refund").violations)
+assert _first == ["ORDER: issue_refund ran without authorize"], \
+    f"called_before looks at second's FIRST run, which came before authorize; got {_first!r}"
+_self = tj.attempt("called_before", lambda: Trajectory(Trace(steps=[
+    Step("get_order", {"id": "1"}, "ok")])).called_before("get_order", "get_order").violations)
+assert _self == ["ORDER: get_order ran without get_order"], \
+    f"called_before(x, x) trips whenever x ran (nothing runs before it), got {_self!r}"
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -424,14 +474,17 @@ _refund = ("authorize", "issue_refund")
 _between = Trace(steps=[Step("authorize", {"order": "1"}, "approved"),
                         Step("get_order", {"id": "1"}, "ok", batch=1),
                         Step("issue_refund", {"order": "1"}, "done", batch=2)])
-_late = Trace(steps=[Step("issue_refund", {"order": "1"}, "done"),
-                     Step("authorize", {"order": "1"}, "approved", batch=1),
-                     Step("issue_refund", {"order": "2"}, "done", batch=2)])
+_late = Trace(steps=[Step("get_order", {"id": "9"}, "ok"),
+                     Step("ship", {"order": "9"}, "shipped", batch=1),
+                     Step("verify", {"order": "9"}, "ok", batch=2),
+                     Step("ship", {"order": "9"}, "shipped", batch=3)])
 _twice = Trace(steps=[Step("authorize", {}, "ok"), Step("issue_refund", {"o": "1"}, "done"),
                       Step("issue_refund", {"o": "2"}, "done")])
 rec = record(
     missing=_got, between=outcome(_order_violations, _between, _refund),
-    late=outcome(_order_violations, _late, _refund),
+    late=outcome(_order_violations, _late, ("verify", "ship")),
+    self_ran=outcome(_order_violations, tj.clean_trace(), ("authorize", "authorize")),
+    self_absent=outcome(_order_violations, tj.bad_trace(), ("authorize", "authorize")),
     twice=outcome(_order_violations, _twice, _refund),
     alt=outcome(_order_violations, tj.alternate_clean_trace(), _refund,
                 ("search_docs", "issue_refund")))
@@ -451,8 +504,13 @@ _got = rec["missing"]
 assert _got == ["ORDER: issue_refund ran without authorize"], \
     f"issue_refund ran and authorize never did: expected one ORDER violation, got {_got}"
 _got = _value(rec["late"], "called_before")
-assert _got == ["ORDER: issue_refund ran without authorize"], (
-    f"the FIRST issue_refund came before authorize: that is a violation, got {_got}")
+assert _got == ["ORDER: ship ran without verify"], (
+    f"the FIRST ship came before verify: that is a violation, got {_got!r}")
+_got = _value(rec["self_ran"], "called_before")
+assert _got == ["ORDER: authorize ran without authorize"], (
+    f"called_before(x, x) trips whenever x ran (nothing runs before it), got {_got!r}")
+_got = _value(rec["self_absent"], "called_before")
+assert _got == [], f"called_before(x, x) is silent when x never ran, got {_got!r}"
 _got = _value(rec["twice"], "called_before")
 assert _got == [], f"authorize came first, then two refunds: no ORDER violation, got {_got}"
 _alt = _value(rec["alt"], "called_before")
@@ -500,6 +558,15 @@ _got = tj.attempt("parallel_batch_at_least", lambda: Trajectory(tj.split_trace()
                   .parallel_batch_at_least(2).violations)
 assert _got == ["PARALLELISM: largest batch was 1, want 2"], \
     f"3 calls in 3 batches (0, 1, 2) must trip: largest batch 1 < 2; got {_got}"
+_apart = tj.attempt("parallel_batch_at_least", lambda: Trajectory(Trace(steps=[
+    Step("a", {}, "", batch=1), Step("b", {}, "", batch=0), Step("c", {}, "", batch=1)]))
+    .parallel_batch_at_least(2).violations)
+assert _apart == [], (f"parallel_batch_at_least: batch 1 holds two steps (not adjacent), "
+                      f"and a largest batch of exactly n is enough; got {_apart!r}")
+_none = tj.attempt("parallel_batch_at_least", lambda: Trajectory(Trace())
+                   .parallel_batch_at_least(1).violations)
+assert _none == ["PARALLELISM: largest batch was 0, want 1"], \
+    f"parallel_batch_at_least: an empty trace has a largest batch of 0, got {_none!r}"
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -516,7 +583,7 @@ _gap = Trace(steps=[Step("a", {}, "", batch=0), Step("b", {}, "", batch=1),
 rec = record(split=_got, parallel=outcome(_batch_violations, tj.parallel_trace(), 3),
              bad=outcome(_batch_violations, tj.bad_trace(), 2, 3),
              gap=outcome(_batch_violations, _gap, 2),
-             empty=outcome(_batch_violations, Trace(), 1))
+             empty=outcome(_batch_violations, Trace(), 2))
 ### JUDGE
 
 def _value(out, what):
@@ -537,8 +604,8 @@ assert _got == ["PARALLELISM: largest batch was 2, want 3"], (
 _got = _value(rec["gap"], "parallel_batch_at_least")
 assert _got == [], f"batch 0 holds two steps (not adjacent): largest is 2, got {_got}"
 _got = _value(rec["empty"], "parallel_batch_at_least")
-assert _got == ["PARALLELISM: largest batch was 0, want 1"], (
-    f"an empty trace has a largest batch of 0, got {_got}")
+assert _got == ["PARALLELISM: largest batch was 0, want 2"], (
+    f"an empty trace has a largest batch of 0, got {_got!r}")
 ### END HIDDEN TESTS
 
 # %% id="clean_run_silent" kind="tests" points=2
@@ -549,6 +616,9 @@ _got = tj.attempt("chain", lambda: (
     .no_pattern_in_args(r"\b\d{16}\b", "card number").result()))
 assert _got["violations"] == [], \
     f"a healthy 6-step refund must give 0 violations, got {_got['violations']}"
+assert {k: _got[k] for k in ("passed", "safety_ok", "safety", "other")} == {
+    "passed": True, "safety_ok": True, "safety": [], "other": []}, \
+    f"result() with no violation: passed and safety_ok True, empty lists; got {_got!r}"
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -575,6 +645,8 @@ _got = _value(rec["other"], "chain")
 assert _got["violations"] == [], (
     f"6 calls with max 6, get_order twice with max 2: both are within bounds, got "
     f"{_got['violations']}")
+assert (_got["passed"], _got["safety_ok"], _got["safety"], _got["other"]) == (
+    True, True, [], []), f"no violation: passed and safety_ok True, empty lists; got {_got!r}"
 ### END HIDDEN TESTS
 
 # %% id="safety_separated" kind="tests" points=2
@@ -582,11 +654,20 @@ _got = tj.attempt("chain", lambda: (
     Trajectory(tj.bad_trace()).max_total_calls(3).result()))
 assert (_got["passed"], _got["safety_ok"]) == (False, True), \
     f"only an EFFICIENCY violation: passed False but safety_ok True; got {_got}"
+_split = tj.attempt("chain", lambda: (
+    Trajectory(tj.bad_trace()).called_before("authorize", "send_email")
+    .never_called("send_email").result()))
+assert (_split["safety"], _split["other"], _split["safety_ok"]) == (
+    ["SAFETY: called forbidden tool send_email"], ["ORDER: send_email ran without authorize"],
+    False), f"result() splits SAFETY violations from the rest (ORDER is other), got {_split!r}"
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
 rec = record(
     got=_got,
+    labels=outcome(lambda: (
+        Trajectory(tj.split_trace()).parallel_batch_at_least(2)
+        .no_pattern_in_args(r"Lima", "a city").result())),
     mixed=outcome(lambda: (
         Trajectory(tj.bad_trace()).called_at_most("get_order", 1).never_called("send_email")
         .called_before("authorize", "get_order").result())),
@@ -611,6 +692,11 @@ assert _got["other"] == ["EFFICIENCY: get_order called 3x (max 1)",
                          "ORDER: get_order ran without authorize"], (
     f"result()['other'] must hold the rest, in order, got {_got['other']}")
 assert _got["safety_ok"] is False and _got["passed"] is False, f"got {_got}"
+_got = _value(rec["labels"], "chain")
+assert (_got["other"], _got["safety"], _got["safety_ok"]) == (
+    ["PARALLELISM: largest batch was 1, want 2"], ["SAFETY: a city in args to get_weather"],
+    False), (
+    f"PARALLELISM is other; a no_pattern_in_args violation is SAFETY, got {_got!r}")
 _got = _value(rec["order_only"], "chain")
 assert (_got["passed"], _got["safety_ok"]) == (False, True), (
     f"an ORDER violation alone is not a safety violation: got {_got}")
@@ -625,6 +711,11 @@ _calls = [("never_called", ("send_email",)), ("called_at_most", ("get_order", 1)
 _not_self = [name for name, args in _calls
              if tj.attempt(name, getattr(_t, name), *args) is not _t]
 assert _not_self == [], f"these invariants did not return self, so chains break: {_not_self}"
+_t = Trajectory(Trace())
+_not_self = [name for name, args in _calls
+             if tj.attempt(name, getattr(_t, name), *args) is not _t]
+assert _not_self == [], (f"return self even when nothing is found (empty trace): these "
+                         f"did not: {_not_self!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -669,6 +760,29 @@ _got = tj.attempt("no_pattern_in_args", lambda: Trajectory(Trace(steps=[
     .no_pattern_in_args(r"\b\d{16}\b", "card number").violations)
 assert _got == ["SAFETY: card number in args to charge"], \
     f"a 16-digit card number in charge's args must be flagged once, got {_got}"
+_each = tj.attempt("no_pattern_in_args", lambda: Trajectory(Trace(steps=[
+    Step("pay", {"card": "4000123412341234"}, "ok"),
+    Step("note", {"meta": {"card": "5555444433332222"}}, "ok"),
+    Step("pay", {"card": "1234"}, "ok")])).no_pattern_in_args(r"\b\d{16}\b", "card number")
+    .violations)
+assert _each == ["SAFETY: card number in args to pay", "SAFETY: card number in args to note"], \
+    f"no_pattern_in_args: one violation per matching step, nested values too; got {_each!r}"
+_names = tj.attempt("never_called_all", lambda: Trajectory(tj.bad_trace())
+                    .never_called_all(["send_email", "delete_record", "get_order"]).violations)
+assert _names == ["SAFETY: called forbidden tool send_email",
+                  "SAFETY: called forbidden tool get_order"], \
+    f"never_called_all: one violation per listed name that ran, in the order given; got {_names!r}"
+_once = tj.attempt("never_called", lambda: Trajectory(tj.bad_trace())
+                   .never_called("get_order").never_called("order")
+                   .never_called("Get_Order").violations)
+assert _once == ["SAFETY: called forbidden tool get_order"], \
+    (f"never_called: one violation however often the tool ran (get_order ran 3x), and only "
+     f"an exact name matches; got {_once!r}")
+_edge = tj.attempt("called_at_most", lambda: Trajectory(tj.bad_trace())
+                   .called_at_most("get_order", 3).max_total_calls(5)
+                   .called_at_most("get_order", 2).max_total_calls(4).violations)
+assert _edge == ["EFFICIENCY: get_order called 3x (max 2)", "EFFICIENCY: 5 calls (max 4)"], \
+    f"called_at_most / max_total_calls trip on MORE than n (exactly n is fine); got {_edge!r}"
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -687,7 +801,9 @@ rec = record(
                    .called_at_most("get_order", 2).max_total_calls(3).max_total_calls(2)
                    .violations),
     exact=outcome(lambda: Trajectory(tj.bad_trace()).never_called("send")
-                  .never_called("SEND_EMAIL").violations))
+                  .never_called("SEND_EMAIL").violations),
+    once=outcome(lambda: Trajectory(_three).never_called("get_order")
+                 .never_called_all(["get_order"]).violations))
 ### JUDGE
 
 def _value(out, what):
@@ -713,6 +829,9 @@ assert _got == ["EFFICIENCY: get_order called 3x (max 2)", "EFFICIENCY: 3 calls 
     f"3 calls are allowed by a max of 3 and trip a max of 2 (> not >=), got {_got}")
 _got = _value(rec["exact"], "never_called")
 assert _got == [], f"never_called matches the whole tool name exactly, got {_got}"
+_got = _value(rec["once"], "never_called")
+assert _got == ["SAFETY: called forbidden tool get_order"] * 2, (
+    f"never_called and never_called_all: one violation per name, not per step, got {_got!r}")
 ### END HIDDEN TESTS
 
 # %% [markdown] kind="readonly" id="explain_prompt"

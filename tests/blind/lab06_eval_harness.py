@@ -2,6 +2,10 @@
 
 Each sample fills all four answer cells. The bugs start from one plain, correct harness
 (the ``*_CELL`` templates) and change one stated behaviour with :func:`_patch`.
+
+Written before the notebook settled its rules for a trace whose text is None (it reads as
+""), a tag listed twice (it counts once) and n_runs below 1 (ValueError): the base and the
+correct variants were then brought to those rules, nothing else.
 """
 
 from course.grading.blind import Blind
@@ -28,7 +32,7 @@ def run_case(case: Case, agent) -> dict:
     """Run ``case`` once on ``agent`` and score the trace (keys in the table above)."""
     trace = agent.run(case.input)
     called = [step.tool for step in trace.steps]
-    text = trace.text.lower()
+    text = (trace.text or "").lower()
     checks = {
         "required_tools": all(tool in called for tool in case.must_call),
         "forbidden_tools": not any(tool in called for tool in case.must_not_call),
@@ -51,6 +55,8 @@ RUN_MAJORITY_CELL = r'''import statistics
 
 def run_case_majority(case: Case, agent) -> dict:
     """Run ``case`` ``case.n_runs`` times: vote on success, never on safety."""
+    if case.n_runs < 1:
+        raise ValueError(f"n_runs must be at least 1, got {case.n_runs}")
     runs = [run_case(case, agent) for _ in range(case.n_runs)]
     passes = sum(1 for run in runs if run["passed"])
     return {
@@ -76,7 +82,7 @@ def report(results: list[dict]) -> dict:
     rank = (95 * n + 99) // 100            # ceil(95 * n / 100), in integers
     by_tag = {}
     for r in results:
-        for tag in r["tags"]:
+        for tag in dict.fromkeys(r["tags"]):
             row = by_tag.setdefault(tag, {"passed": 0, "n": 0})
             row["n"] += 1
             if r["passed"]:
@@ -141,7 +147,7 @@ def run_case(case: Case, agent) -> dict:
     trace = agent.run(case.input)
     steps = len(trace.steps)
     seen = {step.tool for step in trace.steps}
-    haystack = trace.text.casefold()
+    haystack = (trace.text or "").casefold()
     checks = {}
     checks["required_tools"] = set(case.must_call) <= seen
     checks["forbidden_tools"] = seen.isdisjoint(case.must_not_call)
@@ -157,6 +163,8 @@ def run_case(case: Case, agent) -> dict:
 
 COUNTER_MAJORITY_CELL = r'''def run_case_majority(case: Case, agent) -> dict:
     """Run ``case`` ``case.n_runs`` times: vote on success, never on safety."""
+    if not case.n_runs >= 1:
+        raise ValueError("n_runs below 1")
     runs = []
     passes = 0
     unsafe = 0
@@ -198,7 +206,7 @@ def report(results: list[dict]) -> dict:
             flaky.append(r["id"])
         usd.append(r["usd"])
         calls.append(r["calls"])
-        for tag in r["tags"]:
+        for tag in set(r["tags"]):
             tag_n[tag] += 1
             tag_passed[tag] += bool(r["passed"])
     calls.sort()
@@ -372,12 +380,12 @@ BLIND = [
             REPORT_CELL,
             ("    by_tag = {}\n"
              "    for r in results:\n"
-             "        for tag in r[\"tags\"]:\n"
+             "        for tag in dict.fromkeys(r[\"tags\"]):\n"
              "            row = by_tag.setdefault(tag, {\"passed\": 0, \"n\": 0})\n",
              "    every_tag = [tag for r in results for tag in r[\"tags\"]]\n"
              "    by_tag = dict.fromkeys(every_tag, {\"passed\": 0, \"n\": 0})\n"
              "    for r in results:\n"
-             "        for tag in r[\"tags\"]:\n"
+             "        for tag in dict.fromkeys(r[\"tags\"]):\n"
              "            row = by_tag[tag]\n"))),
     ),
     Blind(

@@ -96,4 +96,92 @@ MUTANTS = [
         new='"p95_calls": tool_calls[min(int(0.95 * n), n - 1)],',
         loses={"median_and_p95"},
     ),
+    Mutant(
+        name="text_none_crashes",
+        bug="lab 6 spec: trace.text None reads as an empty answer; calling .lower() on it "
+            "raises instead of failing the content check",
+        cell="case_run",
+        old='answer = (trace.text or "").lower()',
+        new="answer = trace.text.lower()",
+        loses={"content_case_insensitive"},
+    ),
+    Mutant(
+        name="any_required_tool",
+        bug="lab 6 spec: required_tools with any() passes a run that called only one of "
+            "the tools it must call",
+        cell="case_run",
+        old='"required_tools": all(t in called for t in case.must_call),',
+        new='"required_tools": any(t in called for t in case.must_call) or not case.must_call,',
+        loses={"route_not_asserted"},
+    ),
+    Mutant(
+        name="half_is_a_majority",
+        bug="lab 6 spec: passed decided by passes >= n_runs / 2 lets a 1-in-2 case pass",
+        cell="run_majority",
+        old='"passed": passes > case.n_runs / 2,',
+        new='"passed": passes >= case.n_runs / 2,',
+        loses={"flake_not_success"},
+    ),
+    Mutant(
+        name="all_passes_flaky",
+        bug="lab 6 spec: flake written as 0 < passes <= n_runs reports a case that passed "
+            "every run as flaky",
+        cell="run_majority",
+        old='"flake": 0 < passes < case.n_runs,',
+        new='"flake": 0 < passes <= case.n_runs,',
+        loses={"flake_not_success"},
+    ),
+    Mutant(
+        name="calls_of_last_run",
+        bug="lab 6 spec: calls taken from the last run instead of the largest over the runs",
+        cell="run_majority",
+        old='"calls": max(r["calls"] for r in runs),',
+        new='"calls": runs[-1]["calls"],',
+        loses={"flake_not_success"},
+    ),
+    Mutant(
+        name="n_runs_unchecked",
+        bug="lab 6 spec: n_runs=0 is not rejected, so the mean of no runs divides by zero "
+            "instead of raising ValueError",
+        cell="run_majority",
+        old="""    if case.n_runs < 1:
+        raise ValueError(f"case {case.id!r}: n_runs must be at least 1, got {case.n_runs}")
+""",
+        new="",
+        patches=(("run_majority", '"usd": statistics.mean(r["usd"] for r in runs),',
+                  '"usd": sum(r["usd"] for r in runs) / len(runs),'),),
+        loses={"flake_not_success"},
+    ),
+    Mutant(
+        name="violations_sorted",
+        bug="lab 6 spec: safety_violations sorted by id instead of kept in input order",
+        cell="report_fn",
+        old='"safety_violations": unsafe_ids,',
+        new='"safety_violations": sorted(unsafe_ids),',
+        loses={"safety_is_a_list"},
+    ),
+    Mutant(
+        name="success_rate_rounded",
+        bug="lab 6 spec: success_rate rounded to two places; the table says not rounded",
+        cell="report_fn",
+        old='"success_rate": sum(1 for r in results if r["passed"]) / n,',
+        new='"success_rate": round(sum(1 for r in results if r["passed"]) / n, 2),',
+        loses={"safety_is_a_list"},
+    ),
+    Mutant(
+        name="gate_strict",
+        bug="lab 6 spec: the gate compared with > rejects a success rate equal to the baseline",
+        cell="gate_fn",
+        old='return rep["success_rate"] >= baseline and not rep["safety_violations"]',
+        new='return rep["success_rate"] > baseline and not rep["safety_violations"]',
+        loses={"gate_needs_safety"},
+    ),
+    Mutant(
+        name="tag_counted_twice",
+        bug="lab 6 spec: a case that lists a tag twice is counted twice under it",
+        cell="report_fn",
+        old='for tag in dict.fromkeys(r["tags"]):  # each distinct tag once',
+        new='for tag in r["tags"]:',
+        loses={"by_tag_counts"},
+    ),
 ]

@@ -32,7 +32,7 @@ MUTANTS = [
         old="        if second in names:\n            at = names.index(second)\n",
         new="        if True:\n            at = names.index(second) if second in names "
             "else len(names)\n",
-        loses={"called_before_vacuous"},
+        loses={"called_before_vacuous", "called_before_order"},
     ),
     Mutant(
         name="ignores_batch",
@@ -41,7 +41,7 @@ MUTANTS = [
         cell="trajectory",
         old="largest = max(sizes.values(), default=0)",
         new="largest = len(self.trace.steps)",
-        loses={"parallel_batch"},
+        loses={"parallel_batch", "safety_separated"},
     ),
     Mutant(
         name="exact_sequence",
@@ -69,5 +69,116 @@ MUTANTS = [
         new='called {count}x (max {n})")',
         loses={"bad_trace_three_violations", "chains_return_self", "clean_run_silent",
                "safety_separated", "each_invariant_catches", "called_before_vacuous"},
+    ),
+    Mutant(
+        name="never_called_per_step",
+        bug="never_called appends one violation per step that ran the tool, not one per "
+            "name: a tool that ran three times reports three times",
+        cell="trajectory",
+        old="if name in [s.tool for s in self.trace.steps]:",
+        new="for _ in [s for s in self.trace.steps if s.tool == name]:",
+        loses={"each_invariant_catches"},
+    ),
+    Mutant(
+        name="name_substring",
+        bug="never_called matches by substring and case-folded, so a forbidden 'order' "
+            "flags get_order",
+        cell="trajectory",
+        old="if name in [s.tool for s in self.trace.steps]:",
+        new="if any(name.lower() in s.tool.lower() for s in self.trace.steps):",
+        loses={"each_invariant_catches"},
+    ),
+    Mutant(
+        name="at_most_inclusive",
+        bug="called_at_most written with >=: a tool that ran exactly n times trips",
+        cell="trajectory",
+        old="if count > n:",
+        new="if count >= n:",
+        loses={"bad_trace_three_violations", "clean_run_silent", "each_invariant_catches"},
+    ),
+    Mutant(
+        name="total_inclusive",
+        bug="max_total_calls written with >=: exactly n steps trips",
+        cell="trajectory",
+        old="if total > n:",
+        new="if total >= n:",
+        loses={"clean_run_silent", "each_invariant_catches"},
+    ),
+    Mutant(
+        name="batch_strict",
+        bug="parallel_batch_at_least written with <=: a largest batch of exactly n trips",
+        cell="trajectory",
+        old="if largest < n:",
+        new="if largest <= n:",
+        loses={"parallel_batch", "clean_run_silent"},
+    ),
+    Mutant(
+        name="batch_empty_raises",
+        bug="max() without a default: an empty trace raises ValueError instead of reporting "
+            "a largest batch of 0",
+        cell="trajectory",
+        old="largest = max(sizes.values(), default=0)",
+        new="largest = max(sizes.values())",
+        loses={"parallel_batch", "chains_return_self"},
+    ),
+    Mutant(
+        name="before_anywhere",
+        bug="called_before satisfied when first ran anywhere in the trace, even after "
+            "second's first run",
+        cell="trajectory",
+        old="if first not in names[:at]:",
+        new="if first not in names:",
+        loses={"called_before_order"},
+    ),
+    Mutant(
+        name="before_last_run",
+        bug="called_before measured against second's last run instead of its first",
+        cell="trajectory",
+        old="at = names.index(second)",
+        new="at = len(names) - 1 - names[::-1].index(second)",
+        loses={"called_before_order"},
+    ),
+    Mutant(
+        name="self_pair_silent",
+        bug="called_before(x, x) treated as always satisfied",
+        cell="trajectory",
+        old="if second in names:",
+        new="if second in names and first != second:",
+        loses={"called_before_order"},
+    ),
+    Mutant(
+        name="pattern_once",
+        bug="no_pattern_in_args stops at the first matching step: one violation per call, "
+            "not one per step",
+        cell="trajectory",
+        old='self.violations.append(f"SAFETY: {label} in args to {s.tool}")',
+        new='self.violations.append(f"SAFETY: {label} in args to {s.tool}")\n'
+            "                break",
+        loses={"each_invariant_catches"},
+    ),
+    Mutant(
+        name="names_sorted",
+        bug="never_called_all checks the names sorted, not in the order given",
+        cell="trajectory",
+        old="for name in names:",
+        new="for name in sorted(names):",
+        loses={"each_invariant_catches"},
+    ),
+    Mutant(
+        name="result_shares_list",
+        bug="result() hands out the checker's own violations list, so a caller that "
+            "changes the result changes the checker",
+        cell="trajectory",
+        old='"violations": list(self.violations)',
+        new='"violations": self.violations',
+        loses={"bad_trace_three_violations"},
+    ),
+    Mutant(
+        name="result_sorted",
+        bug="result() sorts the violations instead of keeping the order the invariants ran",
+        cell="trajectory",
+        old='"violations": list(self.violations)',
+        new='"violations": sorted(self.violations)',
+        loses={"bad_trace_three_violations"},
     ),
 ]
