@@ -2,13 +2,16 @@
 
 Each sample fills all four answer cells. The bugs start from one plain, correct audit
 (the ``*_CELL`` templates) and change one stated behaviour with :func:`_patch`.
+
+The notebook's price for claude-sonnet-5 changed from $3 / $15 to $2 / $10 per MTok after
+these were written (its model page's price); the price tables here follow it, nothing else.
 """
 
 from course.grading.blind import Blind
 
 PRICE_CELL = r'''PRICE = {
     "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
-    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
+    "claude-sonnet-5": {"in": 2 / 1_000_000, "out": 10 / 1_000_000},
     "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
 }
 '''
@@ -85,7 +88,7 @@ def _cells(price: str = PRICE_CELL, call_usd: str = CALL_USD_CELL,
 
 TABLE_PRICE_CELL = r'''PER_MTOK = {                  # model: (input $/MTok, output $/MTok)
     "claude-opus-5": (5.0, 25.0),
-    "claude-sonnet-5": (3.0, 15.0),
+    "claude-sonnet-5": (2.0, 10.0),
     "claude-haiku-4-5": (1.0, 5.0),
 }
 PRICE = {model: {"in": i / 1e6, "out": o / 1e6} for model, (i, o) in PER_MTOK.items()}
@@ -157,7 +160,7 @@ BLIND = [
         cells=_cells(
             price=r'''PRICE = {
     "claude-opus-5": {"in": 5.0, "out": 25.0},
-    "claude-sonnet-5": {"in": 3.0, "out": 15.0},
+    "claude-sonnet-5": {"in": 2.0, "out": 10.0},
     "claude-haiku-4-5": {"in": 1.0, "out": 5.0},
 }
 ''',

@@ -1,10 +1,14 @@
-"""Blind samples for lab10_token_accounting: written from the release notebook alone."""
+"""Blind samples for lab10_token_accounting: written from the release notebook alone.
+
+The notebook's price for claude-sonnet-5 changed from $3 / $15 to $2 / $10 per MTok after
+these were written (its model page's price); the price tables here follow it, nothing else.
+"""
 
 from course.grading.blind import Blind
 
 PRICE_CELL = '''PRICE = {
     "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},
-    "claude-sonnet-5": {"in": 3 / 1_000_000, "out": 15 / 1_000_000},
+    "claude-sonnet-5": {"in": 2 / 1_000_000, "out": 10 / 1_000_000},
     "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},
 }
 '''
@@ -141,7 +145,7 @@ BLIND = [
          "million; the notebook says PRICE[model] is USD per token, as in Lab 3",
          ("price", PRICE_CELL, '''PRICE = {
     "claude-opus-5": {"in": 5.00, "out": 25.00},
-    "claude-sonnet-5": {"in": 3.00, "out": 15.00},
+    "claude-sonnet-5": {"in": 2.00, "out": 10.00},
     "claude-haiku-4-5": {"in": 1.00, "out": 5.00},
 }
 '''),
@@ -254,7 +258,7 @@ BLIND = [
             "table of (column, token field, rate, multiplier), decorators written as classes "
             "with __call__, the stream drained with until_done(), by_label with setdefault",
         cells={
-            "price": '''PER_MTOK = {"claude-opus-5": (5, 25), "claude-sonnet-5": (3, 15),
+            "price": '''PER_MTOK = {"claude-opus-5": (5, 25), "claude-sonnet-5": (2, 10),
             "claude-haiku-4-5": (1, 5)}
 PRICE = {model: {"in": i / 1e6, "out": o / 1e6} for model, (i, o) in PER_MTOK.items()}
 ''',
@@ -391,7 +395,7 @@ def instrument(ledger):
             "price": '''MTOK = 1_000_000
 PRICE = {}
 PRICE["claude-opus-5"] = {"in": 5 / MTOK, "out": 25 / MTOK}
-PRICE["claude-sonnet-5"] = {"in": 3 / MTOK, "out": 15 / MTOK}
+PRICE["claude-sonnet-5"] = {"in": 2 / MTOK, "out": 10 / MTOK}
 PRICE["claude-haiku-4-5"] = {"in": 1 / MTOK, "out": 5 / MTOK}
 ''',
             "ledger": '''import functools
