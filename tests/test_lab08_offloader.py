@@ -167,6 +167,23 @@ def test_obedient_model_reads_the_secret_through_the_string_check_only(Offloader
 
 def test_every_seed_bug_has_a_mutant():
     names = {m.name for m in MUTANTS}
-    assert names == {"startswith_containment", "abspath_not_realpath", "no_containment",
+    assert names >= {"startswith_containment", "abspath_not_realpath", "no_containment",
                      "refuse_everything", "thin_pointer", "offload_small_results",
                      "duplicated_tail"}
+    assert len(names) == len(MUTANTS), "two mutants share a name"
+
+
+def test_the_rules_the_text_settles(Offloader, tmp_path):
+    """Past-end header, root itself, a '/' in the tool name, one long line offloaded."""
+    root = str(tmp_path / "art")
+    off = Offloader(root)
+    off.wrap("dump", "\n".join(f"row {i}" for i in range(400)))
+    (path,) = (os.path.join(root, n) for n in os.listdir(root))
+    assert off.read(path, 500) == "[lines 500-500 of 400]\n"
+    assert off._contained(root) is True
+    assert off.read(root).startswith("Error:")
+    pointer = off.wrap("mcp/search", "z" * 2500)
+    names = sorted(os.listdir(root))
+    assert len(names) == 2 and names[1].startswith("mcp_search-") and names[1].endswith(".txt")
+    # "row i" is 5, 6 or 7 chars for 10, 90 and 300 rows, plus 399 newlines: 3,089
+    assert "mcp/search" in pointer and len(pointer) > 2500 and off.saved_chars == 3089 + 2500

@@ -24,7 +24,10 @@
 #   no file is written and `saved_chars` does not move.
 # * Otherwise it writes the text to a new file directly inside `root`, named
 #   `<tool_name>-<8 characters>.txt` (use `os.path.join(root, name)`, so the path in the
-#   pointer is exactly the string `read` expects), adds `len(text)` to `saved_chars`, and
+#   pointer is exactly the string `read` expects). Every `/` and `\` in `tool_name` becomes
+#   `_` in the file name (`mcp/search` is saved as `mcp_search-….txt`), so the file always
+#   lands directly inside `root`; the pointer shows the tool name as given. Two different
+#   payloads get two different files. `wrap` adds `len(text)` to `saved_chars` and
 #   returns a pointer that holds:
 #   * the tool name, the number of lines (`len(text.splitlines())`) and of characters;
 #   * the file's path;
@@ -33,23 +36,26 @@
 #     fewer, a tail would repeat lines the head already shows);
 #   * how to read the rest: the word `read_artifact` and the path again.
 #   No other line of the payload appears in the pointer, and none appears twice.
+# * The choice depends on `len(text)` alone: a text over the threshold is offloaded even
+#   when its pointer comes out longer than the text (one long line is its own head).
 #
 # **`read(path, offset=0, limit=200)`** never raises. It returns a string that starts with
 # `Error:` when
 # * `path` does not resolve inside `root` (`_contained` is False),
-# * `offset` is not an `int` or is below 0 (a `bool` is not accepted as an `int`),
-# * `limit` is not an `int` or is outside 1…500,
-# * or there is no such file.
+# * `offset` is not an `int` or is below 0,
+# * `limit` is not an `int` or is outside 1…500 (for both, a `bool` is not an `int`),
+# * or there is no such file (a folder, `root` itself included, is not a file).
 #
 # Otherwise it returns `"[lines {offset}-{end} of {total}]\n"` followed by lines
 # `offset` to `end - 1` (0-based) of the file, joined with `"\n"`, where
-# `end = min(offset + limit, total)`. An offset past the end gives an empty window, not an
-# error.
+# `end = max(offset, min(offset + limit, total))`. An offset at or past the end gives an
+# empty window, not an error: `read(path, 500)` on a 400-line file returns
+# `"[lines 500-500 of 400]\n"`.
 #
 # **`_contained(path)`** resolves symbolic links and `..` in both `root` and `path`
 # (`os.path.realpath`) and compares **path components** (`os.path.commonpath`), not
-# strings. A relative path is taken from the current folder, as `open` would. It returns
-# a `bool` and never raises.
+# strings. A relative path is taken from the current folder, as `open` would. `root`
+# itself counts as inside root. It returns a `bool` and never raises.
 
 # %%
 import os
@@ -259,7 +265,8 @@ class Offloader:
         if len(text) <= self.threshold:
             return text
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
-        path = os.path.join(self.root, f"{tool_name}-{digest}.txt")
+        safe = tool_name.replace("/", "_").replace("\\", "_")
+        path = os.path.join(self.root, f"{safe}-{digest}.txt")
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         self.saved_chars += len(text)
@@ -398,10 +405,21 @@ def _read(off, *args, **kwargs):
                              "'Error: ...' for a refused path, never raise") from None
 
 
+def _outside(off, path, what):
+    try:
+        got = off._contained(path)
+    except Exception as exc:
+        raise AssertionError(f"_contained raised {type(exc).__name__} ({exc}) on {what}; it "
+                             "returns a bool and never raises") from None
+    assert got is False, f"_contained must be False for {what}: got {got!r}"
+
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 off = Offloader(os.path.join(_base, "artifacts"))
-assert _read(off, "/etc/passwd").startswith("Error:"), \
-    "read('/etc/passwd') was served: an absolute path outside root must get 'Error: ...'"
+_out = _read(off, "/etc/passwd")
+assert isinstance(_out, str) and _out.startswith("Error:"), (
+    f"absolute path: read('/etc/passwd') must return 'Error: ...', got {_out!r}")
+_outside(off, "/etc/passwd", "'/etc/passwd'")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -448,6 +466,15 @@ def _read(off, *args, **kwargs):
                              "'Error: ...' for a refused path, never raise") from None
 
 
+def _outside(off, path, what):
+    try:
+        got = off._contained(path)
+    except Exception as exc:
+        raise AssertionError(f"_contained raised {type(exc).__name__} ({exc}) on {what}; it "
+                             "returns a bool and never raises") from None
+    assert got is False, f"_contained must be False for {what}: got {got!r}"
+
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
@@ -455,9 +482,10 @@ os.makedirs(_root + "-evil")
 with open(os.path.join(_root + "-evil", "secret.txt"), "w") as _f:
     _f.write("tenant-b api key\n")
 _out = _read(off, os.path.join(_root + "-evil", "secret.txt"))
-assert _out.startswith("Error:"), (
-    "sibling prefix <root>-evil/secret.txt was read: compare path components "
-    f"(commonpath), not strings (startswith); got {_out[:40]!r}")
+assert isinstance(_out, str) and _out.startswith("Error:"), (
+    "sibling prefix: <root>-evil/secret.txt must be refused (compare path components with "
+    f"commonpath, not strings with startswith); got {_out!r}")
+_outside(off, os.path.join(_root + "-evil", "secret.txt"), "the sibling <root>-evil/secret.txt")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -509,6 +537,15 @@ def _read(off, *args, **kwargs):
                              "'Error: ...' for a refused path, never raise") from None
 
 
+def _outside(off, path, what):
+    try:
+        got = off._contained(path)
+    except Exception as exc:
+        raise AssertionError(f"_contained raised {type(exc).__name__} ({exc}) on {what}; it "
+                             "returns a bool and never raises") from None
+    assert got is False, f"_contained must be False for {what}: got {got!r}"
+
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
@@ -516,9 +553,10 @@ with open(os.path.join(_base, "secret.txt"), "w") as _f:
     _f.write("tenant-b api key\n")
 os.symlink(os.path.join(_base, "secret.txt"), os.path.join(_root, "innocent.txt"))
 _out = _read(off, os.path.join(_root, "innocent.txt"))
-assert _out.startswith("Error:"), (
-    "a symlink planted inside root was followed: resolve links with realpath before "
-    f"checking; got {_out[:40]!r}")
+assert isinstance(_out, str) and _out.startswith("Error:"), (
+    "symlink: root/innocent.txt -> ../secret.txt must be refused (resolve links with "
+    f"realpath before checking); got {_out!r}")
+_outside(off, os.path.join(_root, "innocent.txt"), "root/innocent.txt, a link to ../secret.txt")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -569,13 +607,24 @@ def _read(off, *args, **kwargs):
                              "'Error: ...' for a refused path, never raise") from None
 
 
+def _outside(off, path, what):
+    try:
+        got = off._contained(path)
+    except Exception as exc:
+        raise AssertionError(f"_contained raised {type(exc).__name__} ({exc}) on {what}; it "
+                             "returns a bool and never raises") from None
+    assert got is False, f"_contained must be False for {what}: got {got!r}"
+
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
 with open(os.path.join(_base, "secret.txt"), "w") as _f:
     _f.write("outside\n")
-assert _read(off, os.path.join(_root, "..", "secret.txt")).startswith("Error:"), \
-    "root/../secret.txt was served: resolve .. before checking containment"
+_out = _read(off, os.path.join(_root, "..", "secret.txt"))
+assert isinstance(_out, str) and _out.startswith("Error:"), (
+    f"traversal: root/../secret.txt must be refused (resolve .. first); got {_out!r}")
+_outside(off, os.path.join(_root, "..", "secret.txt"), "root/../secret.txt")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -614,22 +663,56 @@ import json
 import os
 import tempfile
 
+def _served(what, fn, *args):
+    try:
+        return fn(*args)
+    except Exception as exc:
+        raise AssertionError(f"{what} raised {type(exc).__name__} ({exc}); read never raises "
+                             "and _contained returns a bool") from None
+
+
 _base = tempfile.mkdtemp(prefix="lab08-t-")
-_root = os.path.join(_base, "artifacts")
+_root = os.path.join(_base, "made", "on", "demand")
 off = Offloader(_root)
+assert os.path.isdir(_root), "Offloader(root) must create root and its missing parents"
 off.wrap("dump", "\n".join(f"row {i}" for i in range(400)))
 _files = os.listdir(_root)
 assert len(_files) == 1, f"wrap of a 400-line payload must write one file in root: {_files}"
-_out = off.read(os.path.join(_root, _files[0]), 0, 2)
+_path = os.path.join(_root, _files[0])
+_out = off.read(_path, 0, 2)
 assert _out == "[lines 0-2 of 400]\nrow 0\nrow 1", (
-    f"a read inside root must be served, not refused; read(path, 0, 2) gave {_out[:50]!r}")
+    f"a read inside root must be served, not refused; read(path, 0, 2) gave {_out!r}")
+_checks = [  # (call, args, expected result)
+    ("_contained(path)", off._contained, (_path,), True),
+    ("_contained(root)", off._contained, (_root,), True),
+    ("read(path, 395, 10), a window past the last line", off.read, (_path, 395, 10),
+     "[lines 395-400 of 400]\n" + "\n".join(f"row {i}" for i in range(395, 400))),
+    ("read(path, 500, 10), an offset past the end", off.read, (_path, 500, 10),
+     "[lines 500-500 of 400]\n"),
+    ("read(relative path, 7, 2)", off.read, (os.path.relpath(_path), 7, 2),
+     "[lines 7-9 of 400]\nrow 7\nrow 8"),
+]
+for _what, _fn, _args, _want in _checks:
+    _got = _served(_what, _fn, *_args)
+    assert _got == _want, f"{_what}: expected {_want!r}, got {_got!r}"
+_got = _served("read(path)", off.read, _path)
+assert isinstance(_got, str) and _got.startswith("[lines 0-200 of 400]\nrow 0\n") \
+    and _got.endswith("\nrow 199"), (
+    f"read(path) uses the defaults offset=0, limit=200: got {_got[:60]!r}...{_got[-20:]!r}")
+for _what, _p in (("a missing file", os.path.join(_root, "nope.txt")), ("root itself", _root)):
+    _got = _served(f"read({_what})", off.read, _p)
+    assert isinstance(_got, str) and _got.startswith("Error:"), (
+        f"no such file: read of {_what} must return 'Error: ...', got {_got!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
 _path = os.path.join(_root, _files[0])
 _inside = outcome(off._contained, _path)
 _past_end = outcome(off.read, _path, 398, 10)
-_defaults = outcome(off.read, _path)
+_defaults = outcome(off.read, _path, 100)
+_far = outcome(off.read, _path, 1000, 1)
+_root_dot = outcome(off.read, os.path.join(_root, "."))
+_root_sep = outcome(off._contained, _root + os.sep)
 _relative = outcome(off.read, os.path.relpath(_path), 5, 1)
 _fresh = os.path.join(_base, "fresh", "nested", "root")
 _off2 = Offloader(_fresh)
@@ -640,6 +723,7 @@ with open(os.path.join(_root, "real.txt"), "w") as _f:
 os.symlink(os.path.join(_root, "real.txt"), os.path.join(_root, "alias.txt"))
 rec = record(files=_files, shown=_out, inside=_inside, past_end=_past_end,
              defaults=_defaults, relative=_relative, fresh_made=_fresh_made, missing=_missing,
+             far=_far, root_dot=_root_dot, root_sep=_root_sep,
              alias=outcome(off.read, os.path.join(_root, "alias.txt")),
              dotdot=outcome(off._contained, os.path.join(_root, "sub", "..", "f.txt")))
 ### JUDGE
@@ -662,8 +746,17 @@ assert inside["raised"] is None and inside["value"] is True, (
 got = served(rec["past_end"], "read(path, 398, 10)")
 assert got == "[lines 398-400 of 400]\nrow 398\nrow 399", (
     f"a window running past the end must stop at the last line: {got!r}")
-assert served(rec["defaults"], "read(path)").startswith("[lines 0-200 of 400]\nrow 0\n"), (
-    "the defaults are offset=0, limit=200")
+got = served(rec["defaults"], "read(path, 100)")
+assert got.startswith("[lines 100-300 of 400]\nrow 100\n") and got.endswith("\nrow 299"), (
+    f"read(path, 100) uses the default limit=200: got {got[:60]!r}...{got[-20:]!r}")
+got = served(rec["far"], "read(path, 1000, 1)")
+assert got == "[lines 1000-1000 of 400]\n", (
+    f"an offset past the end gives an empty window [lines 1000-1000 of 400]: got {got!r}")
+got = served(rec["root_dot"], "read(root/.)")
+assert got.startswith("Error:"), f"root/. is a folder, not a file: got {got!r}"
+root_sep = rec["root_sep"]
+assert root_sep["raised"] is None and root_sep["value"] is True, (
+    f"root itself (written with a trailing separator) is inside root: got {root_sep!r}")
 assert served(rec["relative"], "read(relative path, 5, 1)") == "[lines 5-6 of 400]\nrow 5", (
     "a relative path to the same file must be served too")
 assert rec["fresh_made"] is True, (
@@ -688,14 +781,31 @@ off = Offloader(_root)
 off.wrap("dump", "\n".join(f"row {i}" for i in range(400)))
 _path = os.path.join(_root, os.listdir(_root)[0])
 _out = off.read(_path, offset=-5)
-assert _out.startswith("Error:"), (
-    f"offset=-5 was served (a negative slice reads from the END): got {_out[:40]!r}")
+assert isinstance(_out, str) and _out.startswith("Error:"), (
+    f"offset=-5 was served (a negative slice reads from the END): got {_out!r}")
+for _kw in ({"offset": -1}, {"offset": "3"}, {"offset": 2.0}, {"offset": False},
+            {"limit": 0}, {"limit": 501}, {"limit": "20"}, {"limit": True}):
+    try:
+        _got = off.read(_path, **_kw)
+    except Exception as exc:
+        raise AssertionError(f"offset/limit check: read(path, **{_kw}) raised "
+                             f"{type(exc).__name__} ({exc}); return 'Error: ...'") from None
+    assert isinstance(_got, str) and _got.startswith("Error:"), (
+        f"offset/limit check: read(path, **{_kw}) must return 'Error: ...' (offset an int "
+        f">= 0, limit an int 1..500, no bool), got {_got[:80]!r}")
+for _args, _head in (((_path, 0, 2), "[lines 0-2 of 400]\nrow 0\nrow 1"),
+                     ((_path, 10, 500), "[lines 10-400 of 400]\nrow 10\n"),
+                     ((_path, 399, 1), "[lines 399-400 of 400]\nrow 399")):
+    _got = off.read(*_args)
+    assert isinstance(_got, str) and _got.startswith(_head), (
+        f"offset/limit check: offset 0 and limit 1..500 are allowed; read(path, "
+        f"{_args[1]}, {_args[2]}) must start {_head!r}, got {_got[:60]!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
 _kws = [{"limit": 0}, {"limit": -1}, {"limit": 501}, {"limit": 10**6},
         {"offset": "5"}, {"limit": "10"}, {"offset": 1.5}, {"offset": True},
-        {"offset": None}]
+        {"offset": None}, {"limit": None}, {"limit": 100.0}, {"offset": -400}]
 rec = record(shown=_out, kws=[repr(_kw) for _kw in _kws],
              bad=[outcome(off.read, _path, **_kw) for _kw in _kws],
              limit500=outcome(off.read, _path, 0, 500), limit1=outcome(off.read, _path, 0, 1),
@@ -727,6 +837,7 @@ assert value == "[lines 400-400 of 400]\n", (
 ### END HIDDEN TESTS
 
 # %% id="small_results_unchanged" kind="tests" points=2
+import datetime
 import json
 import os
 import tempfile
@@ -734,54 +845,131 @@ import tempfile
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
-assert off.wrap("get_account", "plan: pro\nseats: 12") == "plan: pro\nseats: 12", \
-    "a 20-char result was changed: results of <= threshold chars pass through unchanged"
+_got = off.wrap("get_account", "plan: pro\nseats: 12")
+assert _got == "plan: pro\nseats: 12", (
+    f"small result: a 20-char result must pass through unchanged, got {_got!r}")
+_got = off.wrap("t", "a" * 2000)
+assert _got == "a" * 2000, (
+    f"threshold: exactly 2000 chars (<= threshold) must pass unchanged, got {_got[:60]!r}...")
+_payload = {"id": 7, "due": datetime.date(2026, 1, 2)}
+_as_json = json.dumps(_payload, indent=2, default=str)
+_wrapped = off.wrap("t", _payload)
+assert _wrapped == _as_json, (
+    f"non-str payload: a small dict becomes json.dumps(payload, indent=2, default=str) = "
+    f"{_as_json!r}, got {_wrapped!r}")
+assert os.listdir(_root) == [] and off.saved_chars == 0, (
+    f"small results: nothing is written at or below the threshold, got files "
+    f"{os.listdir(_root)} and saved_chars={off.saved_chars!r}")
+_got = off.wrap("t", "b" * 2001)
+assert _got != "b" * 2001 and len(os.listdir(_root)) == 1 and off.saved_chars == 2001, (
+    f"threshold: 2001 chars (one line) must be offloaded: one file and saved_chars=2001, "
+    f"got files {os.listdir(_root)} and saved_chars={off.saved_chars!r}")
+off.wrap("t", "c" * 3000)
+assert off.saved_chars == 5001, (
+    f"saved_chars adds len(text) per offload: 2001 + 3000 = 5001, got {off.saved_chars!r}")
+_low = Offloader(os.path.join(_base, "low40"), threshold=40)
+_got = _low.wrap("t", "d" * 41)
+assert _got != "d" * 41 and _low.saved_chars == 41, (
+    f"threshold argument: with threshold=40, 41 chars must be offloaded, got {_got!r} and "
+    f"saved_chars={_low.saved_chars!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-_shown = off.wrap("get_account", "plan: pro\nseats: 12")
-_edge = off.wrap("t", "x" * 2000)
-_small_dict = off.wrap("t", {"id": 7, "tags": ["a"]})
-_files_small, _saved_small = os.listdir(_root), off.saved_chars
-_big = off.wrap("t", "y" * 2001)
-_saved_big = off.saved_chars
+_fresh = os.path.join(_base, "fresh")
+_off = Offloader(_fresh)
+_shown = _off.wrap("get_account", "plan: pro\nseats: 12")
+_edge = _off.wrap("t", "x\n" * 1000)
+_small_dict = _off.wrap("t", {"id": 9, "tags": ["a"], "at": datetime.datetime(2025, 3, 4, 5, 6)})
+_small_list = _off.wrap("t", [1, "two", None])
+_files_small, _saved_small = os.listdir(_fresh), _off.saved_chars
+_big = _off.wrap("t", "y" * 2001)
+_saved_big = _off.saved_chars
 _low = Offloader(os.path.join(_base, "low"), threshold=50)
-rec = record(shown=_shown, edge=_edge, small_dict=_small_dict, files_small=_files_small,
-             saved_small=_saved_small, big=_big, saved_big=_saved_big,
-             low51=_low.wrap("t", "z" * 51), low50=_low.wrap("t", "z" * 50))
+rec = record(shown=_shown, edge=_edge, small_dict=_small_dict, small_list=_small_list,
+             files_small=_files_small, saved_small=_saved_small, big=_big, saved_big=_saved_big,
+             low51=_low.wrap("t", "z" * 51), low50=_low.wrap("t", "z" * 50),
+             low_saved=_low.saved_chars)
 ### JUDGE
 import json
 
 assert rec["shown"] == "plan: pro\nseats: 12", (
     "a 20-char result was changed: results of <= threshold chars pass through unchanged")
-assert rec["edge"] == "x" * 2000, (
+assert rec["edge"] == "x\n" * 1000, (
     "a result of exactly threshold=2000 chars must pass unchanged (<=, not <)")
-assert rec["small_dict"] == json.dumps({"id": 7, "tags": ["a"]}, indent=2), (
-    "a small dict must come back as json.dumps(payload, indent=2)")
+want = json.dumps({"id": 9, "tags": ["a"], "at": "2025-03-04 05:06:00"}, indent=2)
+assert rec["small_dict"] == want, (
+    f"a small dict must come back as json.dumps(payload, indent=2, default=str) = {want!r}, "
+    f"got {rec['small_dict']!r}")
+want = json.dumps([1, "two", None], indent=2)
+assert rec["small_list"] == want, (
+    f"a small list must come back as json.dumps(payload, indent=2) = {want!r}, "
+    f"got {rec['small_list']!r}")
 assert rec["files_small"] == [] and rec["saved_small"] == 0, (
     f"small results wrote files {rec['files_small']} / saved_chars={rec['saved_small']}; "
     "nothing is offloaded at or below the threshold")
 assert rec["big"] != "y" * 2001 and rec["saved_big"] == 2001, (
     f"2001 chars must be offloaded and counted in saved_chars (got {rec['saved_big']})")
-assert rec["low51"] != "z" * 51 and rec["low50"] == "z" * 50, (
-    "use the threshold argument, not a hard-coded 2000")
+assert rec["low51"] != "z" * 51 and rec["low50"] == "z" * 50 and rec["low_saved"] == 51, (
+    f"use the threshold argument, not a hard-coded 2000 (threshold=50: 51 chars offloaded, "
+    f"50 kept; saved_chars={rec['low_saved']!r})")
 ### END HIDDEN TESTS
 
 # %% id="pointer_not_thin" kind="tests" points=2
 import json
 import os
+import re
 import tempfile
 
 _base = tempfile.mkdtemp(prefix="lab08-t-")
 _root = os.path.join(_base, "artifacts")
 off = Offloader(_root)
 _rows = [f"{i:04d} | order {i} | shipped" for i in range(1, 301)]
-_ptr = off.wrap("query_orders", "\n".join(_rows))
-for _want in (_rows[0], _rows[7], _rows[-1], "read_artifact"):
-    assert _want in _ptr, f"the pointer lacks {_want!r}: it needs head, tail and read_artifact"
+_text = "\n".join(_rows)
+_ptr = off.wrap("query_orders", _text)
+assert isinstance(_ptr, str), f"wrap must return a str, got {_ptr!r}"
+assert str(len(_text)) in _ptr or f"{len(_text):,}" in _ptr, (
+    f"pointer content: it must give the character count {len(_text)}, got {_ptr!r}")
+for _want in _rows[:8] + _rows[-4:] + ["read_artifact", "query_orders", "300"]:
+    assert _want in _ptr, (
+        f"pointer content: it needs the tool name, 300 lines, {len(_text)} chars, the first 8 "
+        f"and last 4 lines and read_artifact; {_want!r} is missing from {_ptr!r}")
+for _middle in (_rows[8], _rows[150], _rows[-5]):
+    assert _middle not in _ptr, (
+        f"pointer content: {_middle!r} is a middle line; only 8 + 4 lines are shown: {_ptr!r}")
+_names = os.listdir(_root)
+assert len(_names) == 1 and re.fullmatch(r"query_orders-.{8}\.txt", _names[0]), (
+    f"artifact file: one file query_orders-<8 chars>.txt directly inside root, got {_names}")
+_p = os.path.join(_root, _names[0])
+assert _ptr.count(_p) >= 2, (
+    f"pointer path: it must name os.path.join(root, name) = {_p!r} twice (where, and in the "
+    f"read_artifact hint), got {_ptr!r}")
+with open(_p, encoding="utf-8") as _f:
+    _saved = _f.read()
+assert _saved == _text, f"artifact file: it must hold the payload exactly, got {_saved[:80]!r}"
+_got = off.read(_p, 0, 1)
+assert _got == f"[lines 0-1 of 300]\n{_rows[0]}", (
+    f"pointer path: read(path named in the pointer, 0, 1) must serve line 0, got {_got!r}")
+_base2 = tempfile.mkdtemp(prefix="lab08-t-")
+_off2 = Offloader(_base2)
+_ptr_a, _ptr_b = _off2.wrap("mcp/search", "a\n" * 1500), _off2.wrap("mcp/search", "b\n" * 1500)
+_names = sorted(os.listdir(_base2))
+assert len(_names) == 2 and all(re.fullmatch(r"mcp_search-.{8}\.txt", n) for n in _names), (
+    "file name: '/' in tool_name becomes '_' and two payloads get two files directly "
+    f"inside root (mcp_search-<8 chars>.txt), got {_names}")
+assert "mcp/search" in _ptr_a, f"pointer content: the tool name as given, got {_ptr_a!r}"
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
+_base3 = tempfile.mkdtemp(prefix="lab08-t-")
+_off3 = Offloader(os.path.join(_base3, "art"))
+_rows3 = [f"sku-{i * 7:05d};qty={i % 9}" for i in range(137)]
+_ptr3 = _off3.wrap("inv\\../up", "\n".join(_rows3))
+_listed3 = os.listdir(os.path.join(_base3, "art"))
+_above3 = sorted(os.listdir(_base3))
+_saved3 = None
+if len(_listed3) == 1:
+    with open(os.path.join(_base3, "art", _listed3[0]), encoding="utf-8") as _f:
+        _saved3 = _f.read()
 _listed = os.listdir(_root)
 _path = os.path.join(_root, _listed[0]) if _listed else None
 _saved = None
@@ -790,7 +978,8 @@ if _path is not None:
         _saved = _f.read()
 _big = {"rows": [{"id": i, "note": "n" * 30} for i in range(80)]}
 rec = record(ptr=_ptr, files=_listed, path=_path, saved=_saved,
-             ptr2=off.wrap("export", _big))
+             ptr2=off.wrap("export", _big), ptr3=_ptr3, listed3=_listed3, above3=_above3,
+             saved3=_saved3, root3=os.path.join(_base3, "art"))
 ### JUDGE
 import json
 
@@ -819,6 +1008,23 @@ lines2 = json.dumps(big, indent=2).splitlines()
 ptr2 = rec["ptr2"]
 assert isinstance(ptr2, str) and lines2[1] in ptr2 and lines2[-1] in ptr2, (
     "a big dict must be offloaded as its json.dumps(indent=2) text, head and tail shown")
+rows3 = [f"sku-{i * 7:05d};qty={i % 9}" for i in range(137)]
+text3 = "\n".join(rows3)
+assert rec["above3"] == ["art"] and len(rec["listed3"]) == 1, (
+    f"tool_name 'inv\\../up': '/' and '\\' become '_', so the one file lands directly inside "
+    f"root; got {rec['listed3']} in root and {rec['above3']} beside it")
+name3 = rec["listed3"][0]
+assert name3.startswith("inv_.._up-") and len(name3) == len("inv_.._up-") + 12, (
+    f"file name must be inv_.._up-<8 chars>.txt, got {name3!r}")
+assert rec["saved3"] == text3, "the artifact file must hold the payload exactly"
+ptr3 = rec["ptr3"]
+path3 = rec["root3"] + "/" + name3
+assert isinstance(ptr3, str) and ptr3.count(path3) >= 2 and "137" in ptr3 and (
+        str(len(text3)) in ptr3 or f"{len(text3):,}" in ptr3), (
+    f"the pointer must give 137 lines, {len(text3)} chars and the path twice: {ptr3!r}")
+assert [ptr3.count(r) for r in rows3[:8] + rows3[-4:]] == [1] * 12, (
+    "head and tail lines of a 137-line payload must each appear once")
+assert all(r not in ptr3 for r in rows3[8:-4]), "a middle line of 137 appears in the pointer"
 ### END HIDDEN TESTS
 
 # %% id="tail_only_when_more_than_12" kind="tests" points=1
@@ -832,6 +1038,14 @@ _rows = [f"line {i:02d} " + "=" * 300 for i in range(1, 11)]
 _ptr = off.wrap("read_log", "\n".join(_rows))
 _twice = [r[:7] for r in _rows if _ptr.count(r) > 1]
 assert not _twice, f"10-line result: {_twice} appear twice; no tail unless there are > 12"
+for _n in (12, 13):
+    _rows_n = [f"entry {_n}.{i:02d} " + "~" * 200 for i in range(1, _n + 1)]
+    _ptr_n = Offloader(os.path.join(_base, f"v{_n}")).wrap("read_log", "\n".join(_rows_n))
+    _counts = [_ptr_n.count(r) for r in _rows_n]
+    _want = [1] * 8 + [0] * 4 if _n == 12 else [1] * 8 + [0] + [1] * 4
+    assert _counts == _want, (
+        f"tail rule: with {_n} lines each line must appear {_want} times (8-line head, a "
+        f"4-line tail only when there are more than 12), got {_counts}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 

@@ -2,6 +2,11 @@
 
 The lab has one answer cell. The bugs start from one plain, correct ``Offloader``
 (:data:`OFFLOADER_CELL`) and change one stated behaviour with :func:`_patch`.
+
+Written before the notebook settled three rules (past the end the header reads
+[lines a-a of n]; '/' and '\\' in a tool name become '_' in the file name; the header line
+always ends with a newline): the base and the correct variants were then brought to them,
+nothing else.
 """
 
 from course.grading.blind import Blind
@@ -32,7 +37,8 @@ class Offloader:
         if len(text) <= self.threshold:
             return text
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
-        path = os.path.join(self.root, f"{tool_name}-{digest}.txt")
+        safe = tool_name.replace("/", "_").replace("\\", "_")
+        path = os.path.join(self.root, f"{safe}-{digest}.txt")
         with open(path, "w", encoding="utf-8", newline="") as f:
             f.write(text)
         self.saved_chars += len(text)
@@ -71,7 +77,7 @@ class Offloader:
         except (OSError, UnicodeDecodeError) as exc:
             return f"Error: cannot read {path!r} ({type(exc).__name__}); ask for a pointer's path."
         total = len(lines)
-        end = min(offset + limit, total)
+        end = max(offset, min(offset + limit, total))
         return f"[lines {offset}-{end} of {total}]\n" + "\n".join(lines[offset:end])
 '''
 
@@ -132,7 +138,8 @@ class Offloader:
                                                                     default=str)
         if not len(text) > self.threshold:
             return text
-        name = f"{tool_name}-{hashlib.blake2s(text.encode(), digest_size=4).hexdigest()}.txt"
+        flat = tool_name.replace("/", "_").replace("\\", "_")
+        name = f"{flat}-{hashlib.blake2s(text.encode(), digest_size=4).hexdigest()}.txt"
         path = os.path.join(self.root, name)
         Path(path).write_text(text, encoding="utf-8", newline="")
         self.saved_chars = self.saved_chars + len(text)
@@ -165,9 +172,9 @@ class Offloader:
             rows = real.read_text(encoding="utf-8").splitlines()
         except Exception as exc:
             return f"Error: could not read {path}: {exc}"
-        stop = min(offset + limit, len(rows))
+        stop = max(offset, min(offset + limit, len(rows)))
         header = "[lines %d-%d of %d]" % (offset, stop, len(rows))
-        return "\n".join([header] + rows[offset:stop])
+        return header + "\n" + "\n".join(rows[offset:stop])
 '''
 
 BLIND = [
@@ -267,7 +274,7 @@ BLIND = [
         name="window_end_not_clamped",
         bug="the header's end is offset + limit even past the end of the file, instead of "
             "min(offset + limit, total)",
-        cells=_bug(("end = min(offset + limit, total)", "end = offset + limit")),
+        cells=_bug(("end = max(offset, min(offset + limit, total))", "end = offset + limit")),
     ),
     Blind(
         name="only_missing_file_caught",
