@@ -26,9 +26,8 @@ SPEC: dict[str, dict[str, str]] = {
         "step_cap": "(so exactly `max_steps` calls are made)",
     },
     "lab02_retry": {
-        "jitter_spreads_wakeups": "Then jitter goes on top: `sleep(wait + "
-                                  "random.uniform(0, 0.3 * wait))`, so each sleep is in "
-                                  "`[wait, 1.3 × wait]`.",
+        "jitter_spreads_wakeups": "**Jitter** makes each sleep random, so clients that "
+                                  "failed together wake apart.",
         "client_error_not_retried": "**Raises** a client error (400, 401, 404, ...) after "
                                     "exactly one call",
         "retry_after_honoured": "The cap limits the doubling only: a server that says "
@@ -186,5 +185,44 @@ SPEC: dict[str, dict[str, str]] = {
                                 "`threshold` characters",
         "containment_through_node": "If the resolved path is not inside the resolved "
                                     "`root`, it returns a string starting with `Error:`",
+    },
+    "capstone_integrated_loop": {
+        "authorize_needs_the_console": "Anything the model put in `args` (a `\"confirmed\": "
+                                       "true`, say) never counts.",
+        "goal_needs_resolvable_claims": "an empty id (`[src:]`, `[src: ]`) never resolves",
+        "cache_first_namespaced": "anything but `None` is a hit: return it at once, with no "
+                                  "model call and `usd` 0.0.",
+        "cache_filled_after_the_predicate": "then return success (the **only** success exit).",
+        "cache_put_respects_cacheable": "On a pass, and only if `guards.cacheable(request, "
+                                        "answer)`, `guards.cache.put(request, answer, "
+                                        "namespace=tenant)`",
+        "every_attempt_charged_first": "So every attempt that got a reply is recorded and "
+                                       "charged, **before** anyone reads its `stop_reason`.",
+        "refusal_is_a_failure": "so is any stop reason other than `end_turn` and `tool_use`.",
+        "api_errors_become_results": "every `Exception` from `guards.retry` is an "
+                                     "`\"api_error\"` result",
+        "goal_decides_end_turn": "make this turn's user blocks `[{\"type\": \"text\", "
+                                 "\"text\": feedback}]`.",
+        "authorize_before_execute": "A denial is the result `\"Not permitted: <name>\"` with "
+                                    "`is_error` True; nothing runs and nothing raises.",
+        "tenant_injected_at_dispatch": "the tenant is **the run's**, whatever the model's input "
+                                       "says",
+        "offload_then_loop_guard": "A nudge replaces the result (`is_error` True) on the first "
+                                   "trip",
+        "results_in_one_message": "**All results in one user message**, in the order of the "
+                                  "`tool_use` blocks",
+        "budget_last": "**Budget last**, after every turn that continues: `budget.guard()`.",
+        "bounded_partial": "After `max_steps` model calls, return a partial result.",
+        "triage_end_to_end": "`approved` is the support console, where a person confirmed that "
+                             "exact write.",
+    },
+    "lab10_token_accounting": {
+        "worked_call_to_the_cent": "cache writes at **1.25×** and cache reads at **0.10×** "
+                                   "the input rate, from `PRICE[model]`.",
+        "streamed_output_recorded": "drains the stream to its end, records the **final** "
+                                    "message's usage and returns that final message.",
+        "retries_each_charged": "a retried call is recorded once per attempt.",
+        "every_call_site_recorded": "Labels are the keys.",
+        "shares_and_hit_rate": "An empty ledger gives 0.0 everywhere.",
     },
 }

@@ -9,6 +9,7 @@ code under test.
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any
 
@@ -205,6 +206,16 @@ def test_each_mutant_loses_exactly_its_cells(mutant):
 
 
 def test_mutants_cover_the_seed_bugs():
-    assert [m.name for m in load_mutants(MUTANTS)] == [
+    assert [m.name for m in load_mutants(MUTANTS)][:6] == [
         "stream_usage_before_finish", "cache_reads_full_price", "wrong_multipliers",
         "retries_not_charged", "call_site_undecorated", "stale_sonnet_price"]
+
+
+@pytest.mark.parametrize("site", ["plan", "summarize", "answer", "retry_truncated"])
+def test_notebook_states_each_world_call_site_signature(site):
+    """The notebook shows the signature of every world function a student decorates."""
+    params = inspect.signature(getattr(world, site)).parameters.values()
+    shown = ", ".join(p.name if p.default is inspect.Parameter.empty else f"{p.name}={p.default}"
+                      for p in params)
+    text = (notebook_code.ROOT / "authoring" / ASSIGNMENT / f"{ASSIGNMENT}.py").read_text()
+    assert f"world.{site}({shown})" in text, f"the notebook does not show world.{site}({shown})"

@@ -26,7 +26,9 @@
 # **`goal_predicate`** is the harness's own definition of done. A *claim* is a line whose
 # stripped text starts with `Claim`; its *label* is the text before its first `:`, stripped
 # (`Claim 2`). A citation is `[src:<id>]`; it *resolves* when `<id>` occurs inside the `result`
-# of a step of `trace.steps` whose `is_error` is False. The answer passes when it has at least
+# of a step of `trace.steps` whose `is_error` is False. `<id>` is the text up to the next `]`,
+# stripped of spaces; an empty id (`[src:]`, `[src: ]`) never resolves, because the empty
+# string occurs in every result and would verify anything. The answer passes when it has at least
 # one claim and every claim has at least one citation and all of its citations resolve: return
 # `(True, "")`. With no claim at all (an empty answer included) return `(False, NO_CLAIMS)`.
 # Otherwise return `(False, UNVERIFIED.format(labels=...))`, the failing claims' labels in
@@ -69,14 +71,21 @@
 #    progress=guards.agent.progress())`. A nudge replaces the result (`is_error` True) on the
 #    first trip; if `loop_guard.halted` or `loop_guard.trips > 1`, return a partial result.
 #    Append one `Step(name, input, content, is_error, batch=k)` to `trace.steps` for every
-#    `tool_use` block, denied ones included (`k` counts model calls from 0).
+#    `tool_use` block, denied ones included (`k` counts model calls from 0). The step whose
+#    check stopped the run is appended too (its content is the nudge) before the partial result
+#    is returned, so the trace ends with the call that tripped the guard.
 # 9. **All results in one user message**, in the order of the `tool_use` blocks, each
 #    `{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": bool}`.
 # 10. **Budget last**, after every turn that continues: `budget.guard()`. If it raises
 #     `guards.BudgetExceeded`, return a partial result. If it returns a note, add
 #     `{"type": "text", "text": note}` at the end of this turn's user blocks. Then append
 #     `{"role": "user", "content": blocks}` and loop.
-# 11. After `max_steps` model calls, return a partial result. **`run` never raises.**
+# 11. After `max_steps` model calls, return a partial result. **`run` never raises** on what
+#     the model, the API or a tool does: every `Exception` from `guards.retry` is an
+#     `"api_error"` result and every `Exception` from `dispatch` is an `"Error: ..."` result.
+#     The other guards (`cache`, `authorize`, `goal`, `offloader`, `LoopGuard`, `budget.guard`
+#     except for `BudgetExceeded`) are your own code; an exception from one of them is a bug in
+#     that guard, and `run` lets it through rather than hide it.
 #
 # **The result** is a dict with these keys:
 #
@@ -324,7 +333,8 @@ def goal_predicate(text, trace):
     failing = []
     for claim in claims:
         cited = re.findall(r"\[src:([^\]]*)\]", claim)
-        if not cited or not all(any(c.strip() in r for r in seen) for c in cited):
+        if not cited or not all(c.strip() and any(c.strip() in r for r in seen)
+                                for c in cited):
             failing.append(claim.split(":", 1)[0].strip())
     if failing:
         return False, UNVERIFIED.format(labels=", ".join(failing))
@@ -615,6 +625,18 @@ assert authorize("issue_refund", {"order_id": "A", "amount_usd": 5, "confirmed":
     "confirmed=True came from the model's own arguments; only approved(...) may allow a write")
 assert authorize("search_docs", {"query": "q"}, "acme", approved=never) is True, (
     "read-only tools are allowed without a console confirmation")
+person = lambda tenant, tool, args: True   # noqa: E731 - a person confirmed this write
+for tool_name, run_tenant, console, want, why in [
+        ("get_order", "acme", never, True, "a read-only tool is allowed"),
+        ("update_account", "globex", person, True,
+         "a write with a tenant and a console confirmation is allowed"),
+        ("update_account", "", person, False, "a write with an empty tenant is denied"),
+        ("drop_tables", "acme", person, False, "a tool on neither list is denied (allow-list)"),
+        ("send_email", "acme", lambda *a: 1, False,
+         "approved(...) must return exactly True; 1 is not a confirmation")]:
+    verdict = authorize(tool_name, {}, run_tenant, approved=console)
+    assert verdict is want, (
+        f"authorize: {why}; authorize({tool_name!r}, {{}}, {run_tenant!r}) got {verdict!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -678,6 +700,24 @@ assert passed is False and feedback == NO_CLAIMS, (
 passed, feedback = goal_predicate("Claim 1: rotate it [src:docs/a.md]\nClaim 2: it broke", read)
 assert passed is False and "Claim 2" in feedback, (
     f"Claim 2 has no citation: fail and name it in the feedback; got {(passed, feedback)}")
+seen = Trace(steps=[Step("get_account", {}, "[account/acme] plan Team"),
+                    Step("get_order", {"order_id": "Z"}, "[order/Z] refunded", True)])
+for answer_text, want, why in [
+        ("Claim 1: plan Team [src:account/acme]", (True, ""),
+         "a claim citing a source a tool returned passes"),
+        ("", (False, NO_CLAIMS), "an empty answer has no claims"),
+        ("Claim 1: refunded [src:order/Z]", (False, UNVERIFIED.format(labels="Claim 1")),
+         "a source seen only in an is_error result does not resolve"),
+        ("Claim 1: a [src:account/acme] [src:docs/none.md]",
+         (False, UNVERIFIED.format(labels="Claim 1")), "every citation of a claim must resolve"),
+        ("Claim 1: a [src: ]", (False, UNVERIFIED.format(labels="Claim 1")),
+         "an empty id never resolves"),
+        ("Claim X: a\nClaim Y: b [src:account/acme]\nClaim Z: c",
+         (False, UNVERIFIED.format(labels="Claim X, Claim Z")),
+         "the failing labels in order, joined by ', '")]:
+    verdict = goal_predicate(answer_text, seen)
+    assert isinstance(verdict, tuple) and verdict == want, (
+        f"goal_predicate: {why}; goal_predicate({answer_text!r}, trace) got {verdict!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -702,7 +742,9 @@ _answers = [("Everything is fixed.", read),
              _read),
             ("Claim 1: a [src:docs/a.md] [src:nope]", _read),
             ("Claim A: a\nnotes\nClaim B: b [src:docs/a.md]\nClaim C: c", _read),
-            ("Summary line\nClaim 1: ok [src:docs/a.md]\nThanks!", _read)]
+            ("Summary line\nClaim 1: ok [src:docs/a.md]\nThanks!", _read),
+            ("Claim 1: x [src:]\nClaim 2: y [src:docs/a.md]", _read),
+            ("Claim 1: x [src:  account/acme ]", _read)]
 rec = record(verdicts=[[_answer, outcome(_verdict, _answer, _trace)]
                        for _answer, _trace in _answers])
 ### JUDGE
@@ -713,7 +755,7 @@ UNVERIFIED = ("Not verified: {labels}. Each claim needs a [src:<id>] citation na
               "answer again.")
 
 _verdicts = rec["verdicts"]
-assert len(_verdicts) == 11, "every goal_predicate call of this cell must be recorded"
+assert len(_verdicts) == 13, "every goal_predicate call of this cell must be recorded"
 _got = []
 for _answer, _out in _verdicts:
     assert _out["raised"] is None, (
@@ -740,6 +782,9 @@ assert _got[8][0] is False, "every citation of a claim must resolve, not just on
 assert _got[9] == [False, UNVERIFIED.format(labels="Claim A, Claim C")], (
     "the failing labels in order, joined by ', '")
 assert _got[10] == [True, ""], "lines that are not claims are not checked"
+assert _got[11] == [False, UNVERIFIED.format(labels="Claim 1")], (
+    f"an empty id ([src:]) never resolves; got {_got[11]!r}")
+assert _got[12] == [True, ""], f"the id is stripped of spaces; got {_got[12]!r}"
 ### END HIDDEN TESTS
 
 # %% id="cache_first_namespaced" kind="tests" points=2
@@ -749,6 +794,14 @@ assert d.log[0] == ("cache.get", "how do I rotate a key", "acme"), (
     f"the cache is asked first, in the tenant's namespace: {d.log[:1]}")
 assert len(d.api.requests) == 0 and out["text"] == "the cached answer", (
     f"a hit returns the cached answer with no model call; {len(d.api.requests)} calls made")
+fields = {k: out[k] for k in ("ok", "partial", "stop", "source", "usd")}
+assert fields == {"ok": True, "partial": False, "stop": "cache_hit", "source": "semantic_cache",
+                  "usd": 0.0}, f"cache hit: the result's fields; got {fields!r}"
+blank = world.doubles([world.answer("Claim 1: x [src:a]")], hit=" ")
+out_blank = run("q", "acme", client=blank.api.client(), guards=blank.guards)
+assert len(blank.api.requests) == 0 and out_blank["text"] == " ", (
+    f"cache hit: anything but None is a hit, even ' '; got {len(blank.api.requests)} calls, "
+    f"text {out_blank['text']!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -786,6 +839,8 @@ out = run("q", "acme", client=d.api.client(), guards=d.guards)
 puts = [e for e in d.log if e[0] == "cache.put"]
 assert puts == [("cache.put", "q", "final", "acme")], (
     f"only the answer that PASSED the goal predicate is cached: {puts}")
+assert (out["ok"], out["stop"], out["text"]) == (True, "answered", "final"), (
+    f"goal pass: the passing answer is returned; got {(out['ok'], out['stop'], out['text'])!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -814,6 +869,12 @@ d = world.doubles([world.answer("Claim 1: your balance is $12 [src:account/acme]
 out = run("what is my balance", "acme", client=d.api.client(), guards=d.guards)
 assert d.log.count("cache.put") == 0, (
     "cacheable() said no (one customer's data): the answer must not be stored")
+asked = [tuple(e) for e in d.log if e[0] == "cacheable"]
+assert asked == [("cacheable", "what is my balance",
+                  "Claim 1: your balance is $12 [src:account/acme]")], (
+    f"cacheable(request, answer) is asked before storing; got {asked!r}")
+assert out["ok"] is True and out["text"].startswith("Claim 1"), (
+    f"cacheable: an answer that may not be cached is still returned; got {out['text']!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -840,6 +901,15 @@ out = run("q", "acme", client=d.api.client(), guards=d.guards)
 assert d.log.count("ledger.record") == 3 and d.log.count("budget.charge") == 3, (
     f"retry made 3 billed calls; record and charge each INSIDE the retried function: "
     f"{d.log.count('ledger.record')} rows, {d.log.count('budget.charge')} charges")
+cut = world.doubles([world.answer("half a sen", stop="max_tokens")])
+out_cut = run("q", "acme", client=cut.api.client(), guards=cut.guards)
+assert cut.log.count("budget.charge") == 1 and cut.log.count("ledger.record") == 1, (
+    f"charge and record a truncated reply before reading stop_reason; got "
+    f"{cut.log.count('ledger.record')} rows, {cut.log.count('budget.charge')} charges")
+assert (out_cut["stop"], out_cut["ok"], out_cut["partial"], out_cut["text"]) == (
+    "max_tokens", False, False, ""), (
+    f"max_tokens is a failure, not an answer; got stop {out_cut['stop']!r}, "
+    f"text {out_cut['text']!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -882,6 +952,14 @@ except Exception as exc:
                          "check stop_reason 'refusal' before reading text") from None
 assert out["stop"] == "refusal" and out["ok"] is False, (
     f"a refusal is a failure result (stop 'refusal'): {out['stop']}")
+assert out["partial"] is False and out["text"] == "", (
+    f"a refusal is not partial and has no text; got partial {out['partial']!r}, "
+    f"text {out['text']!r}")
+odd = world.doubles([world.answer("x", stop="stop_sequence")])
+out_odd = run("q", "acme", client=odd.api.client(), guards=odd.guards)
+assert out_odd["stop"] == "stop_reason" and out_odd["ok"] is False, (
+    f"any stop_reason other than end_turn and tool_use is a failure (stop 'stop_reason'); "
+    f"got {out_odd['stop']!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.wire import message as _message
@@ -915,6 +993,16 @@ except anthropic.APIError as exc:
                          "raises and return a failure") from None
 assert out["stop"] == "api_error" and out["ok"] is False, (
     f"an error from the call is a failure result (stop 'api_error'): {out['stop']}")
+d = world.doubles([world.answer("a")], retry_raises=ValueError("retry policy bug"))
+try:
+    out_any = run("q", "acme", client=d.api.client(), guards=d.guards)
+except Exception as exc:
+    raise AssertionError(f"any Exception from guards.retry becomes a failure result; "
+                         f"{type(exc).__name__} escaped run") from None
+assert out_any["stop"] == "api_error" and out_any["partial"] is False, (
+    f"any Exception from guards.retry is stop 'api_error'; got {out_any['stop']!r}")
+d = world.doubles([world.answer("a")], retry_raises=world.bad_request())
+out = run("q", "acme", client=d.api.client(), guards=d.guards)
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -947,6 +1035,15 @@ out = run("q", "acme", client=d.api.client(), guards=d.guards)
 assert len(d.api.requests) == 2 and out["text"] == "final", (
     f"end_turn is the model's opinion: a failed predicate continues the loop; "
     f"{len(d.api.requests)} calls, text {out['text']!r}")
+turns = d.api.requests[1]["messages"]
+assert turns[-1] == {"role": "user", "content": [
+    {"type": "text", "text": "Claim 2 needs a citation"}]}, (
+    f"goal feedback goes back as this turn's user text block; got {turns[-1]!r}")
+assert turns[-2]["role"] == "assistant", (
+    f"goal fail: the rejected answer is kept as an assistant message; got {turns[-2]!r}")
+assert out["trace"].text == "final" and out["trace"].usd == out["usd"], (
+    f"trace.text and trace.usd hold the answer and usd; got {out['trace'].text!r}, "
+    f"{out['trace'].usd!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 from course.wire import message as _message
@@ -994,6 +1091,15 @@ assert d.log.count("dispatch") == 0, (
 result = d.api.requests[1]["messages"][-1]["content"][0]
 assert result["is_error"] is True and "issue_refund" in result["content"], (
     f"a denial goes back as an is_error tool_result naming the tool: {result}")
+assert result["content"] == "Not permitted: issue_refund" and out["ok"] is True, (
+    f"a denial is the result 'Not permitted: <name>' and the run goes on; got "
+    f"{result['content']!r}, ok {out['ok']!r}")
+steps = [(s.tool, s.is_error, s.batch) for s in out["trace"].steps]
+assert steps == [("issue_refund", True, 0)], (
+    f"a denied call is still a trace step (is_error True, batch 0); got {steps!r}")
+assert d.log.count("guard.check") == 0, (
+    f"a denied call is not shown to the loop guard (only allowed calls are); got "
+    f"{d.log.count('guard.check')} checks")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -1032,6 +1138,8 @@ out = run("where is my order", "acme", client=d.api.client(), guards=d.guards)
 tenants = [e[3] for e in d.log if e[0] == "dispatch"]
 assert tenants == ["acme"], (
     f"the model asked for tenant 'globex'; dispatch must get the RUN's tenant: {tenants}")
+asked = [e[3] for e in d.log if e[0] == "authorize"]
+assert asked == ["acme"], f"authorize gets the run's tenant too; got {asked!r}"
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -1064,6 +1172,38 @@ out = run("q", "acme", client=d.api.client(), guards=d.guards)
 order = [e[0] for e in d.log if e[0] in ("dispatch", "offloader.wrap", "guard.check")]
 assert order == ["dispatch", "offloader.wrap", "guard.check"], (
     f"execute, offload the result, then ask the loop guard: {order}")
+sent = d.api.requests[1]["messages"][-1]["content"][0]
+assert (sent["content"], sent["is_error"]) == ("wrapped:search_docs ok", False), (
+    f"offload: the wrapped text is what goes back; got {sent!r}")
+d = world.doubles([world.calls(("x_tool", {})), world.calls(("x_tool", {})),
+                   world.answer("ok")], trips={1: "NUDGE A", 2: "NUDGE B"})
+out = run("q", "acme", client=d.api.client(), guards=d.guards)
+first = d.api.requests[1]["messages"][-1]["content"][0]
+assert (first["content"], first["is_error"]) == ("NUDGE A", True), (
+    f"loop guard: the first trip's nudge replaces the result, is_error True; got {first!r}")
+steps = [(s.tool, s.result, s.is_error) for s in out["trace"].steps]
+assert out["stop"] == "loop_guard" and out["partial"] is True and len(d.api.requests) == 2, (
+    f"loop guard: a second trip is a partial result at once; got stop {out['stop']!r}, "
+    f"{len(d.api.requests)} calls")
+assert steps[-1:] == [("x_tool", "NUDGE B", True)], (
+    f"loop guard: the step that tripped it ends the trace; got {steps!r}")
+d = world.doubles([world.calls(("get_account", {}), ("get_order", {})), world.answer("ok")],
+                  halt_at=1)
+out = run("q", "acme", client=d.api.client(), guards=d.guards)
+assert (out["stop"], out["partial"], d.log.count("dispatch")) == ("loop_guard", True, 1), (
+    f"loop guard: a halt is a partial result and nothing else runs; got stop {out['stop']!r}, "
+    f"{d.log.count('dispatch')} dispatches")
+d = world.doubles([world.calls(("search_docs", {"query": "z"})), world.answer("ok")],
+                  raises={"search_docs": TimeoutError("index down")})
+out = run("q", "acme", client=d.api.client(), guards=d.guards)
+failed = d.api.requests[1]["messages"][-1]["content"][0]
+assert failed["is_error"] is True and failed["content"].startswith("Error:"), (
+    f"a tool exception goes back as 'Error: <message>', is_error True; got {failed!r}")
+assert (d.log.count("offloader.wrap"), d.log.count("guard.check")) == (0, 1), (
+    f"a failed call is not offloaded but is shown to the loop guard; got "
+    f"{d.log.count('offloader.wrap')} wraps, {d.log.count('guard.check')} checks")
+d = world.doubles([world.calls(("search_docs", {"query": "q"})), world.answer("ok")])
+out = run("q", "acme", client=d.api.client(), guards=d.guards)
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -1125,6 +1265,16 @@ out = run("q", "acme", client=d.api.client(), guards=d.guards)
 per_message = world.user_messages_with_results(d.api.requests[1])
 assert per_message == [3], (
     f"tool results were split across user messages {per_message}; answer all ids in ONE message")
+asked = [b["id"] for b in d.api.requests[1]["messages"][1]["content"] if b["type"] == "tool_use"]
+answered = [b.get("tool_use_id") for b in d.api.requests[1]["messages"][-1]["content"]]
+assert answered == asked, (
+    f"tool results go back in the order of the tool_use blocks; got {answered!r}, "
+    f"asked {asked!r}")
+noted = world.doubles([world.calls(("get_account", {})), world.answer("ok")], note_after=0)
+run("q", "acme", client=noted.api.client(), guards=noted.guards)
+kinds = [b["type"] for b in noted.api.requests[1]["messages"][-1]["content"]]
+assert kinds == ["tool_result", "text"], (
+    f"one user message per turn: the results, then the budget note; got {kinds!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -1158,6 +1308,15 @@ out = run("q", "acme", client=d.api.client(), guards=d.guards)
 assert out["stop"] == "budget" and len(d.api.requests) == 2, (
     f"over the limit after call 2 -> partial with no 3rd call; got stop {out['stop']}, "
     f"{len(d.api.requests)} calls")
+assert out["partial"] is True and out["ok"] is False, (
+    f"budget: over the limit is a partial result; got partial {out['partial']!r}, "
+    f"ok {out['ok']!r}")
+fb = world.doubles([world.answer("a"), world.answer("b"), world.answer("c")],
+                   goal=[(False, "again"), (False, "again")], over_after=2)
+out_fb = run("q", "acme", client=fb.api.client(), guards=fb.guards)
+assert out_fb["stop"] == "budget" and len(fb.api.requests) == 2, (
+    f"budget: a feedback turn continues, so the budget is checked after it too; got stop "
+    f"{out_fb['stop']!r}, {len(fb.api.requests)} calls")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -1199,6 +1358,8 @@ out = run("q", "acme", client=d.api.client(), guards=d.guards, max_steps=5)
 assert len(d.api.requests) == 5 and out["stop"] == "step_cap", (
     f"max_steps=5 bounds the model calls, then a partial result: {len(d.api.requests)} calls, "
     f"stop {out['stop']}")
+assert (out["partial"], out["ok"], out["text"]) == (True, False, ""), (
+    f"step cap: a partial result with no text; got {(out['partial'], out['ok'], out['text'])!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 

@@ -22,7 +22,7 @@
 # | identical call | the same `(tool, args)` arrives for the `repeat + 1`-th time | the tool's name |
 # | frozen world | the same `state` is seen for the `cycle + 1`-th time | `cycling` |
 # | stall | `stall + 1` steps in a row fail to beat the **best** `progress` so far (higher is better; `None` means "not measured") | `progress` |
-# | step cap | call number `max_steps + 1`: set `halted = True` and return the reason | `step cap` |
+# | step cap | call `max_steps + 1`: set `halted = True`, return the reason | any wording |
 #
 # The signals are checked in the table's order, step cap first. The first that trips returns
 # its message, and the signals after it do not see that call (a call that trips the
@@ -395,6 +395,9 @@ assert _out[:3] == [None, None, None], (
 assert isinstance(_out[3], str), (
     "four identical search_docs calls (state changing each time) did not trip; count "
     "fingerprint(tool, args) over the run and trip when the count exceeds repeat")
+assert "search_docs" in _out[3], (
+    f"identical call: the repeat nudge must name the tool it repeats, got {_out[3]!r}")
+assert _g.trips == 1, f"identical call: one nudge was given but trips is {_g.trips}"
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -433,6 +436,8 @@ assert _ab[:2] == [None, None], (
 assert isinstance(_ab[2], str), (
     "read, write, read with the world frozen did not trip on the third step; count "
     "fingerprint(state) and trip when the count exceeds cycle")
+assert "cycl" in _ab[2].lower(), (
+    f"frozen world: the third step must trip as a cycle (the word 'cycling'), got {_ab[2]!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -473,6 +478,14 @@ assert _fl[:7] == [None] * 7 and isinstance(_fl[7], str), (
     f"progress flapped 14, 13, 14, 12, ... never beating 14, so the run stalled at step 8; got "
     f"{['trip' if v else None for v in _fl]}. Count steps since the BEST value, not since "
     "the value last changed")
+assert "progress" in _fl[7].lower(), (
+    f"stall: the stall nudge must contain the word 'progress', got {_fl[7]!r}")
+_g = LoopGuard(stall=1)
+_nn = [_g.check(f"n_{i}", {"i": i}, {"rev": i}, progress=p)
+       for i, p in enumerate([2.0, None, None, 1.0, None, 1.0])]
+assert _nn[:5] == [None] * 5 and isinstance(_nn[5], str), (
+    "stall: progress=None neither resets nor adds to the stall count; with stall=1 the "
+    f"second measured step without a gain trips, got {['trip' if v else None for v in _nn]}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -522,12 +535,16 @@ assert isinstance(_said, str), "ten identical calls never produced a nudge"
 assert _g.halted is False, (
     "the first trip set halted: nudge first and halt only if the nudge fails; halting on "
     "the first trip turns a recoverable run into a failed one")
+assert _g.trips == 1, f"nudge: after the first nudge trips must be 1, got {_g.trips}"
+_after_nudge = {"trips": _g.trips, "halted": _g.halted}
+_next = _g.check("search_docs", {"q": "order A-17"}, {"tick": 99})
+assert _next is None and _g.halted is False, (
+    f"nudge: after a nudge, a new call in a new state must get None and not halt, got "
+    f"{_next!r} (halted {_g.halted!r})")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 from course.worlds import loops as _loops
 
-_after_nudge = {"trips": _g.trips, "halted": _g.halted}
-_next = _g.check("search_docs", {"q": "order A-17"}, {"tick": 99})
 _after_next = {"trips": _g.trips, "halted": _g.halted}
 _listening = _loops.run_guarded(LoopGuard(), listens=True)
 _g = LoopGuard()
@@ -578,6 +595,14 @@ except Exception as _exc:
         f"check raised {type(_exc).__name__} at the step cap; set halted = True and return "
         "the reason as a string, so the harness can return a partial report") from None
 assert _g.halted is True, "the third call with max_steps=2 must set halted"
+assert isinstance(_cap, str) and _cap.strip(), (
+    f"step cap: the call past max_steps must return the reason as a non-empty string, "
+    f"got {_cap!r}")
+assert _g.trips == 0, f"step cap: the step cap is not a trip (no nudge), but trips is {_g.trips}"
+_again = _g.check("t3", {}, {"s": 3})
+assert isinstance(_again, str) and _again.strip() and _g.halted is True, (
+    f"step cap: once halted, every later check returns the step-cap message again, "
+    f"got {_again!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -605,8 +630,8 @@ assert raised is None, (
     "the reason as a string, so the harness can return a partial report")
 assert small["halted_after"] is True, "the third call with max_steps=2 must set halted"
 cap = small["cap"]["value"]
-assert isinstance(cap, str) and "step cap" in cap.lower(), (
-    f"the halt message must say 'step cap', got {cap!r}")
+assert isinstance(cap, str) and cap.strip(), (
+    f"step cap: the halt must return the reason as a non-empty string, got {cap!r}")
 
 d = rec["default"]
 assert d["ok"] == [None] * 40 and not d["halted_before"], (
@@ -620,7 +645,7 @@ assert d["trips"] == 0, (
 again = d["again"]["value"]
 assert d["again"]["raised"] is None, (
     f"check raised {d['again']['raised']['type']} after halted; it must never raise")
-assert d["halted_again"] and isinstance(again, str) and "step cap" in again.lower(), (
+assert d["halted_again"] and isinstance(again, str) and again.strip(), (
     f"after halted, check must return the step-cap message again, got {again!r}")
 ### END HIDDEN TESTS
 
@@ -677,6 +702,13 @@ assert any(_trace(_same)), "six identical calls never tripped"
 assert _trace(_mixed) == _trace(_same), (
     "the same arguments with keys in another order counted as different calls; fingerprint "
     "with sorted keys (nested dicts too)")
+_st_a = {"mtime": 1, "meta": {"a": 1, "b": 2}}
+_st_b = {"meta": {"b": 2, "a": 1}, "mtime": 1}
+_st_trace = _trace([(t, {"path": "y"}, (_st_a, _st_b)[i % 2])
+                    for i, t in enumerate(("open", "close", "open"))])
+assert _st_trace == [False, False, True], (
+    "key order: the same state with its keys in another order counted as a different "
+    f"state; fingerprint state with sorted keys too, got {_st_trace}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 

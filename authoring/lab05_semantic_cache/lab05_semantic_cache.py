@@ -426,9 +426,9 @@ def pick_threshold(rows):
 # ## Self-check
 #
 # A quick signal, **not** the grade. Press **Validate** too: each graded cell has a visible
-# check for the most common mistake of its property. Hidden tests in the same cells check
-# more (other tenants, the TTL boundary, more questions for `cacheable`, the default
-# threshold, a larger table, and an `embed` whose vectors are not unit length).
+# check for every rule its function's text states, boundaries included. Hidden tests in
+# the same cells re-check each rule with other inputs (other tenants and clocks, more
+# questions for `cacheable`, other sweeps, a larger table, other vector lengths).
 
 # %%
 chosen = pick_threshold(rows)
@@ -516,6 +516,20 @@ got = cache.get(q, namespace="globex")
 assert got is None, (
     f"globex asked acme's question and was served acme's answer {got!r}: a lookup must "
     "search only the asking tenant's namespace")
+own = cache.get(q, namespace="acme")
+assert own == sc.TENANT_ANSWERS["acme"], (
+    f"namespace lookup: acme asked its own stored question and got {own!r}; a lookup in the "
+    "tenant's own namespace must still hit")
+plain = SemanticCache(embed=sc.embed, clock=FakeClock())
+plain.put("How do I restore a deleted file?", "Open Trash and choose Restore.")
+got_default = plain.get("How do I restore a deleted file?")
+assert got_default == "Open Trash and choose Restore.", (
+    f"default namespace: put and get without a namespace must meet in 'default'; got "
+    f"{got_default!r}")
+got_tenant = plain.get("How do I restore a deleted file?", namespace="acme")
+assert got_tenant is None, (
+    f"default namespace: an entry stored without a namespace was served to tenant 'acme' as "
+    f"{got_tenant!r}; 'default' is a namespace like any other")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -562,6 +576,35 @@ got = cache.get("What is your refund policy?")
 assert got is None, (
     f"served {got!r} 3601 s after storing with ttl=3600: entries older than the TTL "
     "must never be returned (read the injected clock, not time.time)")
+
+clock = FakeClock(start=1000.0)
+cache = SemanticCache(ttl=600, embed=sc.embed, clock=clock)
+cache.put("How do I contact support?", "Use the Help button.")
+clock.advance(599)
+young = cache.get("How do I contact support?")
+assert young == "Use the Help button.", (
+    f"ttl expiry: an entry 599 s old with ttl=600 is live and must hit; got {young!r}")
+cache.put("How do I contact support?", "Write to the help desk.")
+first = cache.get("How do I contact support?")
+assert first == "Use the Help button.", (
+    f"put never replaces: the same question stored twice, both live, must serve the earliest "
+    f"row; got {first!r}")
+clock.advance(1)
+later = cache.get("How do I contact support?")
+assert later == "Write to the help desk.", (
+    f"ttl expiry at exactly ttl: the first entry is now 600 s old (ttl=600) and has expired, "
+    f"the second is 1 s old and must serve; got {later!r}")
+
+clock = FakeClock(start=0.0)
+cache = SemanticCache(embed=sc.embed, clock=clock)
+cache.put("How do I restore a deleted file?", "Open Trash and choose Restore.")
+clock.advance(3599)
+live = cache.get("How do I restore a deleted file?")
+clock.advance(1)
+dead = cache.get("How do I restore a deleted file?")
+assert (live, dead) == ("Open Trash and choose Restore.", None), (
+    f"default ttl: with no ttl passed, an entry is live at 3599 s and expired at 3600 s "
+    f"(ttl=3600); got {live!r} then {dead!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -590,6 +633,21 @@ edge = SemanticCache(ttl=60, embed=sc.embed, clock=t)
 edge.put("What payment methods do you accept?", "Cards and bank transfer.")
 t.advance(60)
 _seen["edge_60"] = edge.get("What payment methods do you accept?")
+t = FakeClock(start=7.0)
+twice = SemanticCache(ttl=100, embed=sc.embed, clock=t)
+twice.put("What payment methods do you accept?", "Cards.")
+t.advance(10)
+twice.put("What payment methods do you accept?", "Cards and bank transfer.")
+_seen["twice_first"] = twice.get("What payment methods do you accept?")
+t.advance(90)
+_seen["twice_second"] = twice.get("What payment methods do you accept?")
+t = FakeClock(start=500.0)
+plain = SemanticCache(embed=sc.embed, clock=t)
+plain.put("How do I set up single sign-on?", "Settings > SSO.")
+t.advance(1800)
+_seen["default_1800"] = plain.get("How do I set up single sign-on?")
+t.advance(1800)
+_seen["default_3600"] = plain.get("How do I set up single sign-on?")
 rec = record(**_seen)
 ### JUDGE
 assert rec["visible_3601"] is None, (
@@ -608,6 +666,17 @@ assert rec["minute_59"] is not None, "ttl=60: 59 s is live"
 assert rec["minute_61"] is None, "ttl=60 was ignored: an entry 61 s old was served"
 assert rec["edge_60"] is None, (
     "an entry exactly ttl=60 s old was served; it is live only while its age is below ttl")
+assert rec["twice_first"] == "Cards.", (
+    f"put never replaces: two live rows for one question must serve the earliest; got "
+    f"{rec['twice_first']!r}")
+assert rec["twice_second"] == "Cards and bank transfer.", (
+    f"ttl expiry: the first row is exactly 100 s old (ttl=100) and expired, the second is "
+    f"90 s old and must serve; got {rec['twice_second']!r}")
+assert rec["default_1800"] == "Settings > SSO.", (
+    f"default ttl is 3600: an entry 1800 s old must hit; got {rec['default_1800']!r}")
+assert rec["default_3600"] is None, (
+    f"default ttl is 3600: an entry exactly 3600 s old has expired; got "
+    f"{rec['default_3600']!r}")
 ### END HIDDEN TESTS
 
 # %% id="cacheable_filter" kind="tests" points=2
@@ -616,6 +685,37 @@ assert cacheable("what is my balance", "$12.40") is False, (
     "next person who asks")
 assert cacheable("What is your refund policy?", "Refunds within 30 days.") is True, (
     "'your refund policy' was refused: match whole words, 'your' does not contain 'our'")
+_generic = "Go to Settings and follow the steps."
+for _asked, _kind in [
+        ("Is this seat MINE?", "user-specific (mine, any case)"),
+        ("When is Our renewal?", "user-specific (our, any case)"),
+        ("Are these seats ours?", "user-specific (ours)"),
+        ("Is the API down now?", "time-sensitive (now)"),
+        ("What is on TODAY?", "time-sensitive (today, any case)"),
+        ("Is there a release tonight?", "time-sensitive (tonight)"),
+        ("Is support open tomorrow?", "time-sensitive (tomorrow)"),
+        ("Was there an outage yesterday?", "time-sensitive (yesterday)"),
+        ("Is billing currently slow?", "time-sensitive (currently)"),
+        ("What is the current SLA?", "time-sensitive (current)"),
+        ("Which is the latest SDK?", "time-sensitive (latest)"),
+        ("Is the queue long right now?", "time-sensitive (right now)"),
+        ("Is login slow at the moment?", "time-sensitive (at the moment)"),
+        ("Where is order 4821?", "identifier in the question (4 digits)"),
+        ("Resend INV-77310 please", "identifier in the question (INV-77310)"),
+        ("Why was #9034 closed?", "identifier in the question (#9034)")]:
+    _said = cacheable(_asked, _generic)
+    assert _said is False, (
+        f"cacheable {_kind}: cacheable({_asked!r}, ...) returned {_said!r}; it must be False")
+_said = cacheable("Where do I find invoices?", "Invoice 55120 is under Billing.")
+assert _said is False, (
+    f"cacheable identifier in the answer: an answer quoting 55120 returned {_said!r}; "
+    "check the answer for 4+ digits too")
+for _asked, _why in [("Why does the API return error 429?", "3 digits are not an identifier"),
+                     ("Is the outage known?", "'known' does not contain 'now'"),
+                     ("How do I see the currency list?", "'currency' is not 'current'")]:
+    _said = cacheable(_asked, _generic)
+    assert _said is True, (
+        f"cacheable whole words: cacheable({_asked!r}, ...) returned {_said!r}; {_why}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -624,13 +724,13 @@ _refuse = {
                       "Is this laptop mine to keep?", "What is My Balance?"],
     "time-sensitive": ["is the API up right now", "What is the exchange rate today?",
                        "Is the dashboard currently down?", "What is the latest release?",
-                       "Will the office be open tomorrow?"],
+                       "Will the office be open tomorrow?", "Is the site slow at the moment?"],
     "identifier": ["Where is order 48213?", "Please resend invoice INV-20931",
                    "Why was ticket #5521 closed?"],
 }
 _allow = ["how do I rotate an API key", "What is your refund policy?", "Is YOUR SLA known?",
           "How do I export a report to CSV?", "Which payment methods do you accept?",
-          "How do I set up single sign-on?"]
+          "How do I set up single sign-on?", "Why do I see error 503?"]
 rec = record(
     balance=cacheable("what is my balance", "$12.40"),
     your_policy=cacheable("What is your refund policy?", "Refunds within 30 days."),
@@ -663,6 +763,20 @@ from course.worlds import semantic_cache as sc
 
 cache = SemanticCache(embed=sc.embed, clock=FakeClock())
 assert cache.hit_rate == 0.0, "before any lookup the hit rate is 0.0 (not a ZeroDivisionError)"
+probe = SemanticCache(embed=sc.embed, clock=FakeClock())
+probe.get("How do I restore a deleted file?")
+probe.put("How do I restore a deleted file?", "Open Trash and choose Restore.")
+counts = (probe.hits, probe.misses)
+assert counts == (0, 1), (
+    f"hit/miss counters: one miss on an empty cache, then one put, must give (hits, misses) = "
+    f"(0, 1); got {counts!r} (put is not a lookup)")
+probe.get("How do I restore a deleted file?")
+probe.get("How do I restore a deleted file?")
+probe.get("What payment methods do you accept?")
+counts = (probe.hits, probe.misses, probe.hit_rate)
+assert counts[:2] == (2, 2) and abs(counts[2] - 0.5) < 1e-12, (
+    f"hit/miss counters: after 2 hits and 2 misses (hits, misses, hit_rate) must be "
+    f"(2, 2, 0.5), hit_rate = hits / (hits + misses); got {counts!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -706,6 +820,8 @@ assert isinstance(rate, int | float) and abs(rate - 0.5) < 1e-12, (
 ### END HIDDEN TESTS
 
 # %% id="default_threshold" kind="tests" points=1
+import numpy as np
+
 from course.clock import FakeClock
 from course.worlds import semantic_cache as sc
 
@@ -715,6 +831,25 @@ got = cache.get("Cancel the meeting on Tuesday")
 assert got is None, (
     f"with the default threshold, 'Tuesday' was served Monday's answer {got!r} (cosine "
     "0.969): the default is 0.98, and 0.95 ships this false hit")
+same = cache.get("Cancel the meeting on Monday")
+assert same == "Monday's meeting is cancelled.", (
+    f"default threshold: the identical question (cosine 1.0) must hit at 0.98; got {same!r}")
+
+# Vectors whose cosines are exact in binary floating point: 1.0, 0.5 and 0.0.
+exact = {k: np.array(v) for k, v in {"a": [2.0, 0.0, 0.0, 0.0], "b": [1.0, 0.0, 0.0, 0.0],
+                                     "c": [1.0, 1.0, 1.0, 1.0], "d": [0.0, 3.0, 0.0, 0.0]}.items()}
+at_one = SemanticCache(threshold=1.0, embed=exact.get, clock=FakeClock())
+at_one.put("a", "<a>")
+got_b = at_one.get("b")
+assert got_b == "<a>", (
+    f"threshold boundary: cosine exactly 1.0 with threshold=1.0 must hit (a hit needs "
+    f"cosine >= threshold); got {got_b!r}")
+at_half = SemanticCache(threshold=0.5, embed=exact.get, clock=FakeClock())
+at_half.put("a", "<a>")
+got_c, got_d = at_half.get("c"), at_half.get("d")
+assert (got_c, got_d) == ("<a>", None), (
+    f"threshold boundary: with threshold=0.5, cosine exactly 0.5 must hit and cosine 0.0 "
+    f"must miss; got {got_c!r} and {got_d!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -732,7 +867,14 @@ def _ask(stored_q, asked_q, answer):
     return [stored_q, asked_q, fresh.get(asked_q)]
 
 
-rec = record(monday=got,
+_exact = {_k: np.array(_v) for _k, _v in {"p": [0.0, 0.0, 4.0, 0.0], "q": [0.0, 0.0, 1.0, 0.0],
+                                         "r": [1.0, -1.0, 1.0, 1.0],
+                                         "s": [1.0, 1.0, -1.0, -1.0]}.items()}
+_strict = SemanticCache(threshold=1.0, embed=_exact.get, clock=FakeClock())
+_strict.put("p", "<p>")
+_half = SemanticCache(threshold=0.5, embed=_exact.get, clock=FakeClock())
+_half.put("p", "<p>")
+rec = record(monday=got, boundary=[_strict.get("q"), _half.get("r"), _half.get("s")],
              below=[_ask(_s, _a, f"<answer for {_s}>") for _s, _a in _just_below],
              close=[_ask(_s, _a, "<stored>") for _s, _a in _close])
 ### JUDGE
@@ -746,6 +888,9 @@ for stored_q, asked_q, wrong in rec["below"]:
 for stored_q, asked_q, got in rec["close"]:
     assert got == "<stored>", (
         f"{asked_q!r} vs {stored_q!r} has cosine above 0.99 and must hit at the 0.98 default")
+assert rec["boundary"] == ["<p>", "<p>", None], (
+    f"threshold boundary: cosines exactly 1.0 (threshold 1.0), 0.5 (threshold 0.5) and -0.5 "
+    f"must give hit, hit, miss (a hit needs cosine >= threshold); got {rec['boundary']!r}")
 ### END HIDDEN TESTS
 
 # %% id="threshold_from_sweep" kind="tests" points=2
@@ -765,6 +910,21 @@ shuffled = [row(0.97, 1), row(0.90, 6), row(0.99, 0), row(0.95, 3), row(0.98, 0)
 assert pick_threshold(shuffled) == 0.99, (
     f"picked {pick_threshold(shuffled)}: the first zero is 0.98, and the rule is ONE NOTCH ABOVE "
     "it, 0.99 (rows come in any order: sort by threshold)")
+first_zero = min(r.threshold for r in rows if r.false_hits == 0)
+notch = min(r.threshold for r in rows if r.threshold > first_zero)
+assert picked == notch, (
+    f"pick_threshold on the sweep above: the first zero is {first_zero}, one notch above it "
+    f"is {notch}; got {picked!r}")
+for bad, why in [([row(0.96, 0), row(0.92, 4)], "the first zero is the top of the grid"),
+                 ([row(0.93, 3), row(0.97, 1), row(0.99, 1)], "no threshold reaches zero")]:
+    try:
+        said = pick_threshold(bad)
+    except ValueError:
+        continue
+    except Exception as exc:  # noqa: BLE001 - the wrong exception is the finding
+        said = f"{type(exc).__name__}: {exc}"
+    raise AssertionError(
+        f"pick_threshold must raise ValueError when {why} (extend the grid); got {said!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -868,6 +1028,18 @@ assert got is None, (
     f"'charge for May' was served {got!r}: its cosine with 'charge for March' is 0.673, but "
     "these vectors have length 4.8 to 7.9, so a raw dot product is ~29. Scale every vector to "
     "length 1 before comparing")
+
+
+def tenth(text):
+    return 0.1 * sc.embed(text)
+
+
+small = SemanticCache(embed=tenth, clock=FakeClock())
+small.put("How do I restore a deleted file?", "Open Trash and choose Restore.")
+same = small.get("How do I restore a deleted file?")
+assert same == "Open Trash and choose Restore.", (
+    f"normalise vectors: embed returned length-0.1 vectors, the identical question has "
+    f"cosine 1.0 but a raw dot product of 0.01; it must hit, got {same!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 

@@ -22,6 +22,14 @@
 #     # by "\n"; lines containing probe_a or probe_b are dropped; NO_DIFF if nothing is left
 # ```
 #
+# * A changed line is the marker glued to the rendered line, indentation kept and no space
+#   added (`-  "model": "claude-opus-5",`), in the order
+#   `difflib.unified_diff(a, b, lineterm="", n=0)` yields them: for each run of changed
+#   lines, its `-` lines, then its `+` lines.
+# * A line "contains" a probe when it contains the probe *as the render writes it*,
+#   `json.dumps(probe)[1:-1]`: a quote becomes `\"` and `café` becomes `caf\u00e9` in the
+#   JSON, so matching the raw string would keep such a probe's own line in the diff.
+#
 # * **In:** a *builder*: a function of yours that takes a question and returns the keyword
 #   arguments of one `client.messages.create` call (model, system, tools, messages).
 # * **Out:** whether the prompt cache actually warms, measured from `usage`, and when it does
@@ -245,7 +253,8 @@ def find_invalidator(build_request, probe_a="q1", probe_b="q2"):
     Render each request with json.dumps(request, indent=2) -- no sort_keys: key order is
     part of the bytes the cache sees. Diff the two renders line by line. Keep the changed
     lines, each starting with "-" (from probe_a) or "+" (from probe_b); drop every line that
-    contains probe_a or probe_b. Return them joined by "\n", or NO_DIFF if none is left.
+    contains probe_a or probe_b as the render writes them (json.dumps(probe)[1:-1]). Return
+    them joined by "\n", or NO_DIFF if none is left.
     build_request is called once with probe_a, then once with probe_b.
     """
     ### BEGIN SOLUTION
@@ -253,7 +262,8 @@ def find_invalidator(build_request, probe_a="q1", probe_b="q2"):
     b = json.dumps(build_request(probe_b), indent=2).splitlines()
     changed = [line for line in difflib.unified_diff(a, b, lineterm="", n=0)
                if line[:1] in "+-" and not line.startswith(("---", "+++"))]
-    ours = [line for line in changed if probe_a not in line and probe_b not in line]
+    shown = [json.dumps(probe)[1:-1] for probe in (probe_a, probe_b)]
+    ours = [line for line in changed if not any(probe in line for probe in shown)]
     return "\n".join(ours) or NO_DIFF
     ### END SOLUTION
 
@@ -292,19 +302,35 @@ print(find_invalidator(world.stamped()))
 healthy_usd = call_usd(210, 6_100, 18_400, 400)
 assert round(healthy_usd, 4) == 0.0584, (
     f"cache reads bill at 0.10x input: the healthy call is $0.0584, got ${healthy_usd:.4f}")
-assert round(call_usd(18_610, 6_100, 0, 400), 4) == 0.1412, (
-    "lost reads bill as uncached input at 1.0x: the broken call is $0.1412")
+broken_usd = call_usd(18_610, 6_100, 0, 400)
+assert round(broken_usd, 4) == 0.1412, (
+    f"lost reads bill as uncached input at 1.0x: the broken call is $0.1412, got {broken_usd!r}")
+for counts, model, want, why in [
+        ((1_000_000, 0, 0, 0), "claude-opus-5", 5.00, "uncached input bills at 1.0x input"),
+        ((0, 1_000_000, 0, 0), "claude-opus-5", 6.25, "cache writes bill at 1.25x input"),
+        ((0, 0, 1_000_000, 0), "claude-opus-5", 0.50, "cache reads bill at 0.10x input"),
+        ((0, 0, 0, 1_000_000), "claude-opus-5", 25.00, "output bills at the output rate"),
+        ((1_000_000, 0, 0, 1_000_000), "claude-sonnet-5", 12.00, "PRICE: sonnet is $2/$10"),
+        ((1_000_000, 0, 0, 1_000_000), "claude-haiku-4-5", 6.00, "PRICE: haiku is $1/$5")]:
+    got = call_usd(*counts, model=model)
+    assert abs(got - want) < 1e-9, f"{why}: {counts} on {model} is ${want:.2f}, got {got!r}"
+try:
+    unknown = call_usd(1, 1, 1, 1, model="claude-unknown")
+except KeyError:
+    unknown = KeyError
+assert unknown is KeyError, f"a model not in PRICE raises KeyError, not a price: got {unknown!r}"
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
-_alone = [((1_000_000, 0, 0, 0), "claude-opus-5"), ((0, 1_000_000, 0, 0), "claude-opus-5"),
-          ((0, 0, 1_000_000, 0), "claude-opus-5"), ((0, 0, 0, 1_000_000), "claude-opus-5"),
-          ((0, 2_000_000, 0, 0), "claude-sonnet-5"), ((0, 0, 1_000_000, 0), "claude-haiku-4-5")]
+_alone = [((2_000_000, 0, 0, 0), "claude-opus-5"), ((0, 400_000, 0, 0), "claude-opus-5"),
+          ((0, 0, 3_000_000, 0), "claude-opus-5"), ((0, 0, 0, 200_000), "claude-opus-5"),
+          ((0, 2_000_000, 0, 0), "claude-sonnet-5"), ((0, 0, 0, 1_000_000), "claude-sonnet-5"),
+          ((0, 0, 1_000_000, 0), "claude-haiku-4-5"), ((1_000_000, 0, 0, 0), "claude-haiku-4-5")]
 rec = record(healthy=call_usd(210, 6_100, 18_400, 400), broken=call_usd(18_610, 6_100, 0, 400),
              table_bug=call_usd(210, 6_100, 0, 400), bug_in=call_usd(210, 6_100, 0, 0),
              healthy_in=call_usd(210, 6_100, 18_400, 0),
              alone=[[_counts, _m, call_usd(*_counts, model=_m)] for _counts, _m in _alone],
-             unknown=outcome(call_usd, 1, 1, 1, 1, model="claude-unknown"))
+             unknown=outcome(call_usd, 10, 0, 0, 10, model="claude-opus-4"))
 ### JUDGE
 import math
 
@@ -319,40 +345,77 @@ assert round(_bug, 2) == 0.84, f"the table bug (input left at 210) is 0.84x, got
 _bug_in = rec["bug_in"] / rec["healthy_in"]
 assert round(_bug_in, 2) == 0.81, f"input terms only: 0.81x, got {_bug_in:.3f}"
 _priced = {(tuple(_counts), _m): _usd for _counts, _m, _usd in rec["alone"]}
-_alone = [((1_000_000, 0, 0, 0), "claude-opus-5", 5.00, "uncached input at 1.0x"),
-          ((0, 1_000_000, 0, 0), "claude-opus-5", 6.25, "cache writes at 1.25x input"),
-          ((0, 0, 1_000_000, 0), "claude-opus-5", 0.50, "cache reads at 0.10x input"),
-          ((0, 0, 0, 1_000_000), "claude-opus-5", 25.00, "output at the output rate"),
+_alone = [((2_000_000, 0, 0, 0), "claude-opus-5", 10.00, "uncached input at 1.0x"),
+          ((0, 400_000, 0, 0), "claude-opus-5", 2.50, "cache writes at 1.25x input"),
+          ((0, 0, 3_000_000, 0), "claude-opus-5", 1.50, "cache reads at 0.10x input"),
+          ((0, 0, 0, 200_000), "claude-opus-5", 5.00, "output at the output rate"),
           ((0, 2_000_000, 0, 0), "claude-sonnet-5", 5.00, "writes at 1.25x sonnet input"),
-          ((0, 0, 1_000_000, 0), "claude-haiku-4-5", 0.10, "reads at 0.10x haiku input")]
+          ((0, 0, 0, 1_000_000), "claude-sonnet-5", 10.00, "output at sonnet's $10/MTok"),
+          ((0, 0, 1_000_000, 0), "claude-haiku-4-5", 0.10, "reads at 0.10x haiku input"),
+          ((1_000_000, 0, 0, 0), "claude-haiku-4-5", 1.00, "input at haiku's $1/MTok")]
 for _counts, _m, _want, _why in _alone:
     _got = _priced[(_counts, _m)]
     assert math.isclose(_got, _want, abs_tol=1e-9), (
-        f"{_why}: {_counts} on {_m} is ${_want:.2f}, call_usd returned ${_got:.4f}")
+        f"{_why}: {_counts} on {_m} is ${_want:.2f}, call_usd returned {_got!r}")
 _raised = rec["unknown"]["raised"]
 _raised = _raised["type"] if _raised else None
-assert _raised == "KeyError", f"an unknown model must raise KeyError, not price at $0 ({_raised})"
+assert _raised == "KeyError", (
+    f"a model not in PRICE raises KeyError, not a price: got {rec['unknown']!r}")
 ### END HIDDEN TESTS
 
 # %% id="hit_rate_on_last_call" kind="tests" points=2
-from course.worlds.cache_audit import healthy, support_api
+from course.worlds.cache_audit import billed_as, healthy, support_api
 
 api, cache, clock = support_api()
 report = audit_caching(healthy, client=api.client(), n=3)
 assert report["verdict"] == "HEALTHY", (
     f"the first call can only write, read the LAST one: healthy gave {report['verdict']} "
-    f"at hit_rate {report['hit_rate']:.3f}")
+    f"at hit_rate {report['hit_rate']!r}")
+rows = report["per_call"]
+assert len(rows) == 3 and rows[0] == {"uncached_in": 210, "cache_write": 24_500,
+                                      "cache_read": 0} and rows[-1] == {
+    "uncached_in": 210, "cache_write": 6_100, "cache_read": 18_400}, (
+    f"per_call has one row per call, the cold write first and the warm read last: got {rows!r}")
+sent = [req["messages"][0]["content"][0]["text"].split("\n")[0] for req in api.requests]
+assert sent == [f"Documents retrieved for: probe {i}" for i in range(3)], (
+    f"call i sends build_request(f'probe {{i}}'), i from 0: got {sent!r}")
+
+
+def plain(q):
+    return {"model": "claude-opus-5", "max_tokens": 8, "messages": [{"role": "user", "content": q}]}
+
+
+rows = audit_caching(plain, client=billed_as([(100, None, None)]).client(), n=1)["per_call"]
+assert rows == [{"uncached_in": 100, "cache_write": 0, "cache_read": 0}], (
+    f"a usage field that is None counts as 0: got {rows!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
+from course.worlds.cache_audit import billed_as as _billed_as
 from course.worlds.cache_audit import healthy as _healthy
 from course.worlds.cache_audit import support_api as _support_api
 
 _api, _cache, _clock = _support_api()
 _r = audit_caching(_healthy, client=_api.client(), n=4)
-rec = record(report=report, n4=_r, n_requests=len(_api.requests),
-             first_lines=[m["content"][0]["text"].split("\n")[0]
-                          for m in (b["messages"][0] for b in _api.requests)])
+_n_requests = len(_api.requests)
+_first_lines = [m["content"][0]["text"].split("\n")[0]
+                for m in (b["messages"][0] for b in _api.requests)]
+_api, _cache, _clock = _support_api()
+_default = audit_caching(_healthy, client=_api.client())
+
+
+def _plain(q):
+    return {"model": "claude-opus-5", "max_tokens": 8, "messages": [{"role": "user", "content": q}]}
+
+
+rec = record(report=report, n4=_r, n_requests=_n_requests, first_lines=_first_lines,
+             default_n=len(_api.requests), default_rows=len(_default["per_call"]),
+             last=audit_caching(_plain, client=_billed_as([(0, 100, 0), (10, 0, 90)]).client(),
+                                n=2),
+             nones=audit_caching(_plain, client=_billed_as([(7, None, 5)]).client(),
+                                 n=1)["per_call"])
 ### JUDGE
+import math
+
 _rep = rec["report"]
 assert _rep["verdict"] == "HEALTHY", (
     f"the first call can only write, read the LAST one: healthy gave {_rep['verdict']} "
@@ -366,11 +429,18 @@ assert _r["per_call"][-1] == {"uncached_in": 210, "cache_write": 6_100, "cache_r
     f"per_call[-1] is the warm call; got {_r['per_call'][-1]}")
 assert _r["verdict"] == "HEALTHY", "the last call's hit rate decides the verdict"
 assert rec["first_lines"] == [f"Documents retrieved for: probe {i}" for i in range(4)], (
-    "call i must send build_request(f'probe {i}'), i from 0")
+    f"call i sends build_request(f'probe {{i}}'), i from 0: got {rec['first_lines']!r}")
+assert rec["default_n"] == 3 and rec["default_rows"] == 3, (
+    f"n defaults to 3: sent {rec['default_n']} requests, {rec['default_rows']} rows")
+_r = rec["last"]
+assert math.isclose(_r["hit_rate"], 0.9) and _r["verdict"] == "HEALTHY", (
+    f"the LAST call (read 90 of 100) decides, not the cold first: got {_r!r}")
+assert rec["nones"] == [{"uncached_in": 7, "cache_write": 0, "cache_read": 5}], (
+    f"a usage field that is None counts as 0: got {rec['nones']!r}")
 ### END HIDDEN TESTS
 
 # %% id="hit_rate_denominator" kind="tests" points=2
-from course.worlds.cache_audit import healthy, support_api
+from course.worlds.cache_audit import billed_as, healthy, support_api
 
 api, cache, clock = support_api()
 client = api.client()
@@ -378,7 +448,18 @@ client.messages.create(**healthy("warm-up"))     # prime the cache so even call 
 report = audit_caching(healthy, client=client, n=1)
 assert round(report["hit_rate"], 3) == 0.745, (
     f"hit rate divides read by read+write+uncached: 18,400/24,710 = 0.745, got "
-    f"{report['hit_rate']:.3f}")
+    f"{report['hit_rate']!r}")
+
+
+def plain(q):
+    return {"model": "claude-opus-5", "max_tokens": 8, "messages": [{"role": "user", "content": q}]}
+
+
+for row, want in [((100, 300, 600), 0.6), ((1, 1, 1), 1 / 3), ((0, 0, 0), 0.0)]:
+    got = audit_caching(plain, client=billed_as([row]).client(), n=1)["hit_rate"]
+    assert abs(got - want) < 1e-12, (
+        f"hit rate = read / (read + write + uncached), not rounded, 0.0 when all are 0: "
+        f"(uncached, write, read) = {row} gives {want!r}, got {got!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.worlds.cache_audit import billed_as as _billed_as
@@ -397,8 +478,10 @@ def _plain_request(q):
 
 
 rec = record(report=report, early=_early_report,
-             mixed=audit_caching(_plain_request, client=_billed_as([(100, 300, 600)]).client(),
+             mixed=audit_caching(_plain_request, client=_billed_as([(200, 500, 300)]).client(),
                                  n=1),
+             sevenths=audit_caching(_plain_request, client=_billed_as([(5, 1, 1)]).client(),
+                                    n=1),
              empty=outcome(audit_caching, _plain_request,
                            client=_billed_as([(0, 0, 0)]).client(), n=1))
 ### JUDGE
@@ -410,8 +493,10 @@ assert round(_r["hit_rate"], 3) == 0.25 and _r["verdict"] == "WEAK", (
     f"early breakpoint: 2,000 read / 8,009 in all = 0.250, WEAK; got {_r['hit_rate']:.3f} "
     f"{_r['verdict']}")
 _r = rec["mixed"]
-assert round(_r["hit_rate"], 3) == 0.6, (
-    f"read 600 / (600 + write 300 + uncached 100) = 0.6, got {_r['hit_rate']:.3f}")
+assert round(_r["hit_rate"], 3) == 0.3, (
+    f"read 300 / (300 + write 500 + uncached 200) = 0.3, got {_r['hit_rate']!r}")
+_hr = rec["sevenths"]["hit_rate"]
+assert abs(_hr - 1 / 7) < 1e-12, f"hit rate is not rounded: 1 / (1 + 1 + 5) = 1/7, got {_hr!r}"
 _out = rec["empty"]
 assert _out["raised"] is None, (
     f"no input at all: hit_rate 0.0 and BROKEN, not a {_out['raised']['type']}: "
@@ -429,7 +514,26 @@ client = api.client()
 client.messages.create(**early_breakpoint("warm-up"))
 report = audit_caching(early_breakpoint, client=client, n=1)
 assert report["verdict"] == "WEAK", (
-    f"a 0.25 hit rate is above 0.1 and not above 0.7: WEAK, got {report['verdict']}")
+    f"a 0.25 hit rate is above 0.1 and not above 0.7: WEAK, got {report['verdict']!r}")
+
+from course.worlds.cache_audit import billed_as
+
+
+def plain(q):
+    return {"model": "claude-opus-5", "max_tokens": 8, "messages": [{"role": "user", "content": q}]}
+
+
+for row, want in [((3_000, 0, 7_000), "WEAK"), ((2_999, 0, 7_001), "HEALTHY"),
+                  ((9_000, 0, 1_000), "BROKEN"), ((8_999, 0, 1_001), "WEAK")]:
+    got = audit_caching(plain, client=billed_as([row]).client(), n=1)["verdict"]
+    assert got == want, (
+        f"strict thresholds (HEALTHY if > 0.7, WEAK if > 0.1, else BROKEN): hit rate "
+        f"{row[2] / sum(row)} is {want}, got {got!r}")
+try:
+    zero = audit_caching(plain, client=billed_as([]).client(), n=0)
+except Exception as e:   # noqa: BLE001 -- the type is the check
+    zero = e
+assert isinstance(zero, ValueError), f"n < 1 raises ValueError: n=0 got {zero!r}"
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.worlds.cache_audit import billed_as as _billed_as
@@ -441,24 +545,24 @@ def _verdict(i, w, r):
     return audit_caching(_q, client=_billed_as([(i, w, r)]).client(), n=1)["verdict"]
 
 
-_rows = [(3_000, 0, 7_000), (2_999, 0, 7_001), (9_000, 0, 1_000), (8_999, 0, 1_001),
+_rows = [(300, 0, 700), (29, 0, 71), (900, 0, 100), (89, 0, 11),
          (0, 1_000, 0), (10, 0, 990)]
 rec = record(verdict=report["verdict"], rows=[[_row, _verdict(*_row)] for _row in _rows],
-             none=outcome(audit_caching, lambda q: {}, client=_billed_as([]).client(), n=0))
+             none=outcome(audit_caching, lambda q: {}, client=_billed_as([]).client(), n=-1))
 ### JUDGE
 assert rec["verdict"] == "WEAK", (
     f"a 0.25 hit rate is above 0.1 and not above 0.7: WEAK, got {rec['verdict']}")
 _seen = {tuple(_row): _got for _row, _got in rec["rows"]}
-for _row, _want in [((3_000, 0, 7_000), "WEAK"), ((2_999, 0, 7_001), "HEALTHY"),
-                    ((9_000, 0, 1_000), "BROKEN"), ((8_999, 0, 1_001), "WEAK"),
-                    ((0, 1_000, 0), "BROKEN"), ((10, 0, 990), "HEALTHY")]:
+for _row, _want in [((300, 0, 700), "WEAK"), ((29, 0, 71), "HEALTHY"), ((900, 0, 100), "BROKEN"),
+                    ((89, 0, 11), "WEAK"), ((0, 1_000, 0), "BROKEN"),
+                    ((10, 0, 990), "HEALTHY")]:
     _got = _seen[_row]
     assert _got == _want, (
         f"strict thresholds: hit rate {_row[2] / sum(_row):.4f} is {_want}, got {_got!r} "
         "(HEALTHY if > 0.7, WEAK if > 0.1, else BROKEN)")
 _raised = rec["none"]["raised"]
 _raised = _raised["type"] if _raised else None
-assert _raised == "ValueError", f"n=0 must raise ValueError, got {_raised}"
+assert _raised == "ValueError", f"n < 1 raises ValueError: n=-1 got {rec['none']!r}"
 ### END HIDDEN TESTS
 
 # %% id="invalidators_flip_to_broken" kind="tests" points=2
@@ -468,17 +572,27 @@ api, cache, clock = support_api()
 report = audit_caching(stamped(), client=api.client())
 assert report["verdict"] == "BROKEN", (
     f"a timestamp in the system prompt changes the prefix every call: BROKEN, got "
-    f"{report['verdict']}")
+    f"{report['verdict']!r}")
+
+from course.worlds.cache_audit import too_short
+
+api, cache, clock = support_api()
+short = audit_caching(too_short, client=api.client())
+assert short["verdict"] == "BROKEN" and [c["cache_write"] for c in short["per_call"]] == [0] * 3, (
+    f"a prefix below the 512-token minimum is never written, and nothing raises: BROKEN with "
+    f"writes [0, 0, 0], got {short!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.worlds.cache_audit import model_switch as _model_switch
 from course.worlds.cache_audit import shuffled as _shuffled
+from course.worlds.cache_audit import stamped as _stamped
 from course.worlds.cache_audit import support_api as _support_api
 from course.worlds.cache_audit import too_short as _too_short
 
 _audits = {}
 for _name, _build in [("a shuffled tool dict", _shuffled()), ("a model switch", _model_switch()),
-                      ("a prefix below the minimum", _too_short)]:
+                      ("a prefix below the minimum", _too_short),
+                      ("a later timestamp", _stamped("2026-11-30T23:59:58"))]:
     _api, _cache, _clock = _support_api()
     _audits[_name] = outcome(audit_caching, _build, client=_api.client())
 rec = record(verdict=report["verdict"], audits=_audits)
@@ -486,7 +600,8 @@ rec = record(verdict=report["verdict"], audits=_audits)
 assert rec["verdict"] == "BROKEN", (
     f"a timestamp in the system prompt changes the prefix every call: BROKEN, got "
     f"{rec['verdict']}")
-for _name in ["a shuffled tool dict", "a model switch", "a prefix below the minimum"]:
+for _name in ["a shuffled tool dict", "a model switch", "a prefix below the minimum",
+              "a later timestamp"]:
     _out = rec["audits"][_name]
     _e = _out["raised"]
     assert _e is None, f"{_name}: the audit raised {_e['type']}: {_e['message']}"
@@ -503,26 +618,69 @@ from course.worlds.cache_audit import stamped
 
 found = find_invalidator(stamped())
 assert "Current time" in found, (
-    f"the timestamp line of the system prompt must be named; got {found[:60]!r}")
+    f"the timestamp line of the system prompt must be named; got {found!r}")
+
+from course.worlds.cache_audit import healthy, model_switch
+
+switch = find_invalidator(model_switch())
+assert switch == '-  "model": "claude-opus-5",\n+  "model": "claude-sonnet-5",', (
+    f"each changed line is '-' or '+' glued to the rendered line, joined by '\\n': got {switch!r}")
+
+
+def two_runs(q):
+    n = 1 if q == "q1" else 2
+    return {"max_tokens": 10 * n, "messages": q, "metadata": {"user_id": "u1"},
+            "model": f"m{n}", "system": f"s{n}", "tools": []}
+
+
+runs = find_invalidator(two_runs).split("\n")
+assert runs == ['-  "max_tokens": 10,', '+  "max_tokens": 20,', '-  "model": "m1",',
+                '-  "system": "s1",', '+  "model": "m2",', '+  "system": "s2",'], (
+    f"unified_diff order: each run of changed lines gives its '-' lines, then its '+' lines; "
+    f"got {runs!r}")
+seen = []
+
+
+def recording(q):
+    seen.append(q)
+    return healthy(q)
+
+
+find_invalidator(recording)
+assert seen == ["q1", "q2"], (
+    f"build_request is called once with probe_a, then once with probe_b: got {seen!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 from course.worlds.cache_audit import model_switch as _model_switch
 from course.worlds.cache_audit import stamped as _stamped
 
-rec = record(found=found, again=find_invalidator(_stamped()),
-             switch=find_invalidator(_model_switch(), "first question", "second question"))
+
+def _three_runs(q):
+    n = 3 if q == "left" else 4
+    return {"max_tokens": 100 * n, "messages": [q], "model": "m", "system": "same",
+            "temperature": n / 10, "top_k": n}
+
+
+rec = record(found=found, again=find_invalidator(_stamped("2026-03-01T18:00:30")),
+             switch=find_invalidator(_model_switch(), "first question", "second question"),
+             runs=find_invalidator(_three_runs, "left", "right"))
 ### JUDGE
 assert "Current time" in rec["found"], (
-    f"the timestamp line of the system prompt must be named; got {rec['found'][:60]!r}")
+    f"the timestamp line of the system prompt must be named; got {rec['found']!r}")
 _lines = rec["again"].split("\n")
 assert all(_ln[:1] in "+-" for _ln in _lines), (
     f"every changed line starts with '-' or '+': {_lines[:3]}")
-assert any(_ln.startswith("-") and "09:15:01" in _ln for _ln in _lines) and any(
-    _ln.startswith("+") and "09:15:02" in _ln for _ln in _lines), (
-    f"'-' lines come from probe_a's render, '+' from probe_b's: {_lines}")
+assert len(_lines) == 2 and _lines[0].startswith('-      "text": ') and "18:00:31Z" in _lines[
+    0] and _lines[1].startswith('+      "text": ') and "18:00:32Z" in _lines[1], (
+    f"'-' lines come from probe_a's render, '+' from probe_b's: {_lines!r}")
 _found = rec["switch"]
-assert '"model": "claude-opus-5"' in _found and '"model": "claude-sonnet-5"' in _found, (
-    f"a model switch changes the model line; got {_found[:80]!r}")
+assert _found == '-  "model": "claude-opus-5",\n+  "model": "claude-sonnet-5",', (
+    f"a model switch changes the model line; got {_found!r}")
+_runs = rec["runs"].split("\n")
+assert _runs == ['-  "max_tokens": 300,', '+  "max_tokens": 400,', '-  "temperature": 0.3,',
+                 '-  "top_k": 3', '+  "temperature": 0.4,', '+  "top_k": 4'], (
+    f"unified_diff order: each run of changed lines gives its '-' lines, then its '+' lines; "
+    f"got {_runs!r}")
 ### END HIDDEN TESTS
 
 # %% id="invalidator_sees_key_order" kind="tests" points=1
@@ -549,7 +707,12 @@ from course.worlds.cache_audit import healthy
 
 found = find_invalidator(healthy)
 assert found == NO_DIFF, (
-    f"lines holding the probes differ on purpose; drop them. A healthy builder gave {found[:60]!r}")
+    f"lines holding the probes differ on purpose; drop them. A healthy builder gave {found!r}")
+quoted = find_invalidator(healthy, 'refund "now"?', "café au lait")
+assert quoted == NO_DIFF, (
+    "probe lines are matched as the render writes the probe, json.dumps(probe)[1:-1]: a quote "
+    "or a non-ASCII probe left these lines (first 120 characters each): "
+    f"{[line[:120] for line in quoted.split(chr(10))]!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 from course.worlds.cache_audit import healthy as _healthy
@@ -557,12 +720,17 @@ from course.worlds.cache_audit import too_short as _too_short
 
 rec = record(found=found, no_diff=NO_DIFF,
              other=find_invalidator(_healthy, "refund for March?", "refund for May?"),
+             escaped=find_invalidator(_healthy, 'say "hi" at C:\\tmp', "naïve über ✓"),
              short=find_invalidator(_too_short))
 ### JUDGE
 assert rec["found"] == rec["no_diff"], (
     f"lines holding the probes differ on purpose; drop them. A healthy builder gave "
     f"{rec['found'][:60]!r}")
 assert rec["other"] == rec["no_diff"], "other probe strings: their lines must be dropped too"
+assert rec["escaped"] == rec["no_diff"], (
+    "probe lines are matched as the render writes the probe, json.dumps(probe)[1:-1]: quotes, "
+    "a backslash and non-ASCII probes left lines (first 120 characters each): "
+    f"{[_ln[:120] for _ln in rec['escaped'].split(chr(10))]!r}")
 assert rec["short"] == rec["no_diff"], (
     "a too-short prefix is stable: the diff is empty, which is why you check its length")
 ### END HIDDEN TESTS
@@ -605,4 +773,4 @@ assert rec["short"] == rec["no_diff"], (
 # last call: the write comes back. Live-code `audit_caching` first and run it over every
 # builder in `world.builders()`; then `find_invalidator`, and show the `sort_keys=True`
 # version going silent on `shuffled()`. The mutants in `tests/mutants/lab07_cache_audit.py`
-# each lose exactly one cell.
+# each lose exactly the cells they name.

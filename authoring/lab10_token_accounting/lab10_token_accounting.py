@@ -25,18 +25,34 @@
 #   `usd_read` (dollars, kept apart, never pre-summed). Uncached input bills at the input
 #   rate, output at the output rate, cache writes at **1.25×** and cache reads at **0.10×**
 #   the input rate, from `PRICE[model]`. A model not in `PRICE` raises `KeyError`.
+#   `ms` is stored as a float.
+# * **`total()`** of an empty ledger is 0.0 and **`by_label()`** of an empty ledger is `{}`.
+#   `cache_hit_rate()` is not rounded.
 # * **`where_the_money_went()`** returns `total_usd` (rounded to 4 places), `share_output`,
 #   `share_uncached_input`, `share_cache_write`, `share_cache_read` (each term's dollars over
 #   the total) and `cache_hit_rate`, those five rounded to 3 places. An empty ledger gives
 #   0.0 everywhere.
 # * **`accounted`** calls the site, records the returned message's `usage` against `label`
 #   and `model` with the elapsed milliseconds, and returns the message unchanged, once per
-#   call: a retried call is recorded once per attempt.
+#   call: a retried call is recorded once per attempt. The elapsed milliseconds are
+#   wall-clock time around the site's call, read from `time.perf_counter()` (seconds) and
+#   multiplied by 1,000.
 # * **`accounted_stream`** calls the site, which returns the SDK's stream manager, drains the
 #   stream to its end, records the **final** message's usage and returns that final message.
 # * **`instrument(ledger)`** returns the ticket agent's three call sites, each recorded:
 #   `"plan"` (claude-opus-5, retried with `world.retry_truncated`), `"summarize"`
 #   (claude-sonnet-5) and `"answer"` (claude-opus-5, streamed). Labels are the keys.
+#
+# The world's call sites, which you decorate (all from `course.worlds.token_accounting`):
+#
+# ```python
+# world.plan(client, goal, max_tokens=512) -> Message       # cut off at max_tokens below 1,024
+# world.summarize(client, tool_output) -> Message
+# world.answer(client, goal, notes) -> MessageStreamManager # use as `with ... as stream:`
+# world.retry_truncated(fn, attempts=3) -> retried          # retried(client, goal) calls
+#     # fn(client, goal, max_tokens=room), doubling room from 512 while the reply stops at
+#     # max_tokens; returns the first reply that does not, RuntimeError after `attempts`
+# ```
 #
 # **Prices** per million tokens, input/output: claude-opus-5 \$5/\$25, claude-sonnet-5
 # \$2/\$10, claude-haiku-4-5 \$1/\$5.
@@ -351,9 +367,41 @@ for key, value in trace.where_the_money_went().items():
 from course.worlds.token_accounting import WORKED_CALL, sdk_usage
 
 ledger = Ledger()
-ledger.record("worked", "claude-opus-5", sdk_usage(**WORKED_CALL), 0.0)
+returned = ledger.record("worked", "claude-opus-5", sdk_usage(**WORKED_CALL), 7.25)
 assert abs(ledger.total() - 0.82) < 0.005, (
-    f"writes 1.25x, reads 0.10x: .65 + .025 + .125 + .02 = $0.82; total() is ${ledger.total():.4f}")
+    f"writes 1.25x, reads 0.10x: .65 + .025 + .125 + .02 = $0.82; total() is {ledger.total()!r}")
+assert returned is None, f"record() returns None, got {returned!r}"
+assert len(ledger.rows) == 1, f"one record() call makes one row, got rows {ledger.rows!r}"
+row = ledger.rows[0]
+for key, want in [("label", "worked"), ("model", "claude-opus-5"), ("in", 130_000),
+                  ("out", 1_000), ("cache_write", 20_000), ("cache_read", 40_000),
+                  ("usd_in", 0.65), ("usd_out", 0.025), ("usd_write", 0.125),
+                  ("usd_read", 0.02), ("ms", 7.25)]:
+    got = row.get(key)
+    assert got == want or (isinstance(want, float) and isinstance(got, float)
+                           and abs(got - want) < 1e-9), (
+        f"row columns kept apart: row[{key!r}] should be {want!r}, got {got!r} (row {row!r})")
+for model, counts, want in [("claude-sonnet-5", (1_000_000, 0), 2.00),
+                            ("claude-haiku-4-5", (0, 1_000_000), 5.00)]:
+    one = Ledger()
+    one.record("x", model, sdk_usage(*counts), 0.0)
+    assert abs(one.total() - want) < 1e-9, (
+        f"PRICE[{model!r}]: {counts[0]:,} in + {counts[1]:,} out is ${want:.2f}, "
+        f"got {one.total()!r}")
+no_cache = Ledger()
+try:
+    no_cache.record("x", "claude-opus-5", sdk_usage(2_000, 200), 0.0)   # cache fields None
+except TypeError as exc:
+    raise AssertionError(f"a None cache field counts as 0; record raised {exc!r}") from None
+assert abs(no_cache.total() - 0.015) < 1e-9, (
+    f"None cache fields count as 0: 2,000 in + 200 out on opus is $0.015, "
+    f"got {no_cache.total()!r}")
+try:
+    Ledger().record("x", "claude-opus-9", sdk_usage(1, 1), 0.0)
+except KeyError:
+    pass
+else:
+    raise AssertionError("a model not in PRICE raises KeyError; record('claude-opus-9') did not")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.worlds.token_accounting import sdk_usage as _usage
@@ -370,6 +418,7 @@ for _m, _counts in [("claude-sonnet-5", (0, 0, 1_000_000, 0)),
 _none = Ledger()
 _none_call = outcome(_none.record, "x", "claude-opus-5", _usage(1_000, 100), 0.0)
 rec = record(visible=ledger.total(), total=_l.total(), rows=_l.rows, singles=_singles,
+             returned=outcome(Ledger().record, "y", "claude-haiku-4-5", _usage(10, 10), 3.0),
              none_call=_none_call, none_total=_none.total(),
              unknown=outcome(Ledger().record, "x", "claude-unknown", _usage(1, 1), 0.0))
 ### JUDGE
@@ -394,7 +443,11 @@ for _k, _want in [("usd_in", 0.65), ("usd_out", 0.025), ("usd_write", 0.125), ("
     assert _number(_got) and math.isclose(_got, _want, abs_tol=1e-9), (
         f"row[{_k!r}] should be {_want}, got {_got}")
 assert (_row.get("label"), _row.get("model")) == ("worked", "claude-opus-5"), (
-    "row keeps label and model")
+    f"row keeps label and model, got {(_row.get('label'), _row.get('model'))!r}")
+assert isinstance(_row.get("ms"), float), f"ms is stored as a float, got {_row.get('ms')!r}"
+_ret = rec["returned"]
+assert _ret["raised"] is None and _ret["value"] is None, (
+    f"record() returns None, got {_ret!r}")
 for (_m, _counts, _got), (_want, _why) in zip(rec["singles"], [
         (2.50, "writes at 1.25x sonnet input"),
         (0.10, "reads at 0.10x haiku input"),
@@ -413,6 +466,10 @@ assert _raised == "KeyError", f"a model not in PRICE must raise KeyError, got {_
 ### END HIDDEN TESTS
 
 # %% id="streamed_output_recorded" kind="tests" points=3
+import time as _time
+
+from anthropic.types import Message
+
 from course.worlds.token_accounting import answer, ticket_api
 
 api = ticket_api()
@@ -422,6 +479,26 @@ final = streamed(api.client(), "key stopped working", "notes")
 assert len(ledger.rows) == 1 and ledger.rows[0]["out"] == 1_200, (
     f"message_start carries output_tokens=1; record the FINAL message's usage (1,200): "
     f"{[r['out'] for r in ledger.rows]}")
+row = ledger.rows[0]
+got = {k: row.get(k) for k in ("label", "model", "in", "cache_read")}
+assert got == {"label": "answer", "model": "claude-opus-5", "in": 900, "cache_read": 6_100}, (
+    f"the streamed row keeps label, model and the input side (900 in, 6,100 read), got {got!r}")
+assert isinstance(final, Message), (
+    f"accounted_stream returns the final Message (stream.get_final_message()), "
+    f"got {type(final).__name__}: {final!r}")
+
+
+def slow_answer(client, goal, notes):
+    _time.sleep(0.02)   # 20 ms of wall-clock time inside the site
+    return answer(client, goal, notes)
+
+
+timed = Ledger()
+accounted_stream("answer", "claude-opus-5", ledger=timed)(slow_answer)(
+    api.client(), "goal", "notes")
+ms = timed.rows[0]["ms"] if timed.rows else None
+assert isinstance(ms, float) and 15 <= ms < 5_000, (
+    f"ms is elapsed milliseconds (perf_counter seconds x 1,000): a 20 ms site, got {ms!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 from course.worlds.token_accounting import answer as _answer
@@ -431,9 +508,19 @@ _api = _ticket_api()
 _l = Ledger()
 _final = accounted_stream("answer", "claude-opus-5", ledger=_l)(_answer)(
     _api.client(), "goal", "notes")
+
+def _slow_site(client, goal, notes):
+    import time as _t
+    _t.sleep(0.03)
+    return _answer(client, goal, notes)
+
+
+_timed = Ledger()
+accounted_stream("slow", "claude-opus-5", ledger=_timed)(_slow_site)(
+    _api.client(), "goal", "notes")
 rec = record(visible=ledger.rows, rows=_l.rows, final=_final,
              final_type=[f"{c.__module__}.{c.__qualname__}" for c in type(_final).__mro__],
-             requests=_api.requests)
+             requests=_api.requests, timed=_timed.rows)
 ### JUDGE
 _outs = [r.get("out") for r in rec["visible"]]
 assert _outs == [1_200], (
@@ -451,27 +538,72 @@ assert rec["requests"] and rec["requests"][0].get("stream") is True, (
     "the call must go out streamed (messages.stream)")
 assert isinstance(_r.get("ms"), float) and _r["ms"] >= 0, (
     f"ms is elapsed milliseconds, got {_r.get('ms')!r}")
+assert (_r.get("label"), _r.get("model")) == ("answer", "claude-opus-5"), (
+    f"the streamed row keeps label and model, got {(_r.get('label'), _r.get('model'))!r}")
+_timed = [r.get("ms") for r in rec["timed"]]
+assert len(_timed) == 1 and isinstance(_timed[0], float) and 25 <= _timed[0] < 5_000, (
+    f"ms is elapsed milliseconds around the call: a 30 ms site, got {_timed!r}")
 ### END HIDDEN TESTS
 
 # %% id="retries_each_charged" kind="tests" points=2
-from course.worlds.token_accounting import GOAL, ticket_api
+import time as _wall
+
+from course.worlds.token_accounting import GOAL, summarize, ticket_api
 
 api = ticket_api()
 ledger = Ledger()
-instrument(ledger)["plan"](api.client(), GOAL)
+plan_reply = instrument(ledger)["plan"](api.client(), GOAL)
 assert len(ledger.rows) == len(api.requests), (
     f"each attempt is a billed call: {len(api.requests)} requests, {len(ledger.rows)} rows; "
     "put the decorator INSIDE the retry")
+got = [(r.get("label"), r.get("model"), r.get("out")) for r in ledger.rows]
+assert got == [("plan", "claude-opus-5", 512), ("plan", "claude-opus-5", 700)], (
+    f"plan rows: the cut-off attempt (512 out) then the retry (700 out), got {got!r}")
+assert plan_reply.stop_reason == "end_turn", (
+    f"plan returns the attempt that was not cut off, got stop_reason {plan_reply.stop_reason!r}")
+sent = []
+
+
+def site(client, tool_output):
+    _wall.sleep(0.02)   # 20 ms of wall-clock time inside the site
+    sent.append(summarize(client, tool_output))
+    return sent[-1]
+
+
+direct = Ledger()
+site_client = ticket_api().client()
+back = accounted("site", "claude-sonnet-5", ledger=direct)(site)(site_client, "a tool output")
+assert back is sent[0], f"accounted returns the site's message unchanged, got {back!r}"
+ms = direct.rows[0]["ms"] if len(direct.rows) == 1 else None
+assert isinstance(ms, float) and 15 <= ms < 5_000, (
+    f"accounted records one row with elapsed milliseconds (a 20 ms site), got rows "
+    f"{direct.rows!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 from course.worlds.token_accounting import GOAL as _GOAL
+from course.worlds.token_accounting import plan as _plan
 from course.worlds.token_accounting import ticket_api as _ticket_api
 
 _api = _ticket_api()
 _l = Ledger()
 _reply = instrument(_l)["plan"](_api.client(), _GOAL)
+_sent = []
+
+
+def _site(client, goal, max_tokens=512):
+    import time as _t
+    _t.sleep(0.03)
+    _sent.append(_plan(client, goal, max_tokens=max_tokens))
+    return _sent[-1]
+
+
+_direct = Ledger()
+_wrapped = accounted("direct", "claude-opus-5", ledger=_direct)(_site)
+_site_api = _ticket_api()
+_back = [_wrapped(_site_api.client(), "g", max_tokens=2_048), _wrapped(_site_api.client(), "g")]
 rec = record(visible=[len(api.requests), len(ledger.rows)], reply=_reply, rows=_l.rows,
-             requests=len(_api.requests), by=_l.by_label())
+             requests=len(_api.requests), by=_l.by_label(), direct=_direct.rows,
+             same=[_b is _s for _b, _s in zip(_back, _sent, strict=True)])
 ### JUDGE
 _requests, _rows = rec["visible"]
 assert _rows == _requests, (
@@ -487,7 +619,15 @@ assert _outs == [512, 700], (
 _first = rec["rows"][0]
 assert _first.get("cache_write") == 6_100 and _first.get("usd_write", 0) > 0, (
     "the cut-off attempt wrote 6,100 tokens to the cache; that write is billed and must be a row")
-assert rec["by"].get("plan", {}).get("calls") == 2, "both attempts count as plan calls"
+assert rec["by"].get("plan", {}).get("calls") == 2, (
+    f"both attempts count as plan calls, got by_label {rec['by']!r}")
+assert rec["same"] == [True, True], (
+    f"accounted returns each message unchanged, got {rec['same']!r}")
+_direct = [(r.get("label"), r.get("out"), r.get("ms")) for r in rec["direct"]]
+assert [d[:2] for d in _direct] == [("direct", 700), ("direct", 512)], (
+    f"accounted records once per call, in order: got {_direct!r}")
+assert all(isinstance(d[2], float) and 25 <= d[2] < 5_000 for d in _direct), (
+    f"ms is elapsed milliseconds around the call: two 30 ms calls, got {_direct!r}")
 ### END HIDDEN TESTS
 
 # %% id="every_call_site_recorded" kind="tests" points=2
@@ -500,6 +640,16 @@ labels = {label: agg["calls"] for label, agg in ledger.by_label().items()}
 assert labels.get("summarize") == 2, (
     f"summarize runs inside a tool, twice per ticket; undecorated, the books read ~23% low: "
     f"{labels}")
+assert labels == {"plan": 2, "summarize": 2, "answer": 1}, (
+    f"instrument labels its sites by key: plan twice (retried), summarize twice, answer "
+    f"once, got {labels!r}")
+models = {(r.get("label"), r.get("model")) for r in ledger.rows}
+assert models == {("plan", "claude-opus-5"), ("summarize", "claude-sonnet-5"),
+                  ("answer", "claude-opus-5")}, (
+    f"instrument's models: plan and answer on claude-opus-5, summarize on claude-sonnet-5, "
+    f"got {sorted(models)!r}")
+assert len(ledger.rows) == len(api.requests), (
+    f"one row per API request: {len(api.requests)} requests, {len(ledger.rows)} rows")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 from course.worlds.token_accounting import run_ticket as _run_ticket
@@ -508,7 +658,12 @@ from course.worlds.token_accounting import ticket_api as _ticket_api
 _api = _ticket_api()
 _l = Ledger()
 _run_ticket(instrument(_l), client=_api.client())
-rec = record(visible=labels, by=_l.by_label(), rows=_l.rows)
+_twice = Ledger()
+_sites = instrument(_twice)
+_run_ticket(_sites, client=_api.client())
+_run_ticket(_sites, client=_api.client())
+rec = record(visible=labels, by=_l.by_label(), rows=_l.rows,
+             twice={k: v.get("calls") for k, v in _twice.by_label().items()})
 ### JUDGE
 import math
 
@@ -525,10 +680,13 @@ assert math.isclose(_usd, 2 * (7_000 * 2e-6 + 400 * 10e-6), abs_tol=1e-9), (
     f"summarize is priced at claude-sonnet-5 ($2/$10 per MTok): $0.0360, got {_usd!r}")
 assert {r.get("model") for r in rec["rows"] if r.get("label") == "answer"} == {"claude-opus-5"}, (
     "answer is recorded at claude-opus-5")
+assert rec["twice"] == {"plan": 4, "summarize": 4, "answer": 2}, (
+    f"two tickets through one instrument(ledger): every call of every site is a row, "
+    f"got {rec['twice']!r}")
 ### END HIDDEN TESTS
 
 # %% id="shares_and_hit_rate" kind="tests" points=3
-from course.worlds.token_accounting import trace_replies
+from course.worlds.token_accounting import sdk_usage, trace_replies
 
 ledger = Ledger()
 for reply in trace_replies():
@@ -536,6 +694,30 @@ for reply in trace_replies():
 report = ledger.where_the_money_went()
 assert report["cache_hit_rate"] == 0.765 and report["share_cache_write"] == 0.589, (
     f"hit rate 30,800/40,260 = 0.765 and writes 0.589 of $0.0997; got {report}")
+want = {"total_usd": 0.0997, "share_output": 0.253, "share_uncached_input": 0.003,
+        "share_cache_write": 0.589, "share_cache_read": 0.154, "cache_hit_rate": 0.765}
+assert report == want, (
+    f"where_the_money_went: total_usd to 4 places, each term's share of the total and the hit "
+    f"rate to 3; want {want!r}, got {report!r}")
+hit = ledger.cache_hit_rate()
+assert abs(hit - 30_800 / 40_260) < 1e-12, (
+    f"cache_hit_rate() is not rounded: 30,800 / 40,260, got {hit!r}")
+mixed = Ledger()
+mixed.record("a", "claude-opus-5", sdk_usage(1_000, 100), 2.5)
+mixed.record("b", "claude-sonnet-5", sdk_usage(0, 0, 2_000, 0), 4.0)
+mixed.record("a", "claude-opus-5", sdk_usage(0, 0, 0, 3_000), 1.5)
+by = mixed.by_label()
+assert (set(by) == {"a", "b"} and by["a"]["calls"] == 2 and by["b"]["calls"] == 1
+        and abs(by["a"]["usd"] - 0.009) < 1e-12 and abs(by["b"]["usd"] - 0.005) < 1e-12
+        and abs(by["a"]["ms"] - 4.0) < 1e-12 and abs(by["b"]["ms"] - 4.0) < 1e-12), (
+    f"by_label sums each label's rows: a 2 calls $0.009 4.0 ms, b 1 call $0.005 4.0 ms, "
+    f"got {by!r}")
+empty = Ledger()
+got = {"total": empty.total(), "hit": empty.cache_hit_rate(), "by": empty.by_label(),
+       "where": empty.where_the_money_went()}
+assert (got["total"] == 0.0 and got["hit"] == 0.0 and got["by"] == {}
+        and got["where"] == dict.fromkeys(want, 0.0)), (
+    f"an empty ledger: total 0.0, hit rate 0.0, by_label {{}}, 0.0 everywhere, got {got!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.worlds.token_accounting import sdk_usage as _usage
@@ -548,12 +730,17 @@ _empty = Ledger()
 _two = Ledger()
 _two.record("a", "claude-opus-5", _usage(100, 0, 0, 900), 0.0)
 _two.record("b", "claude-opus-5", _usage(0, 0, 1_000, 0), 0.0)
+_three = Ledger()
+_three.record("a", "claude-opus-5", _usage(100, 900), 0.0)
+_three.record("b", "claude-sonnet-5", _usage(0, 0, 0, 5_000), 0.0)
+_three.record("a", "claude-haiku-4-5", _usage(0, 0, 400, 0), 0.0)
 rec = record(visible=report, where=_l.where_the_money_went(), hit=_l.cache_hit_rate(),
              by=_l.by_label(), total=_l.total(),
              empty={"hit": outcome(_empty.cache_hit_rate), "total": outcome(_empty.total),
                     "by": outcome(_empty.by_label),
                     "where": outcome(_empty.where_the_money_went)},
-             two=_two.cache_hit_rate())
+             two=_two.cache_hit_rate(), three_where=_three.where_the_money_went(),
+             three_by=_three.by_label())
 ### JUDGE
 import math
 
@@ -582,6 +769,17 @@ assert isinstance(_where, dict) and all(v == 0.0 for v in _where.values()), (
     f"an empty ledger reports 0.0 everywhere, not a ZeroDivisionError: {_where}")
 assert math.isclose(rec["two"], 0.45, abs_tol=1e-12), (
     f"hit rate sums over all rows: 900 read / (900 + 1,000 + 100) = 0.45, got {rec['two']}")
+# a: 100 in + 900 out on opus ($0.0005 + $0.0225), 400 written on haiku ($0.0005);
+# b: 5,000 read on sonnet ($0.001); total $0.0245
+_want = {"total_usd": 0.0245, "share_output": 0.918, "share_uncached_input": 0.02,
+         "share_cache_write": 0.02, "share_cache_read": 0.041, "cache_hit_rate": 0.909}
+_got = rec["three_where"]
+assert _got == _want, f"where_the_money_went on three rows: want {_want!r}, got {_got!r}"
+_by = rec["three_by"]
+assert set(_by) == {"a", "b"} and [_by[k].get("calls") for k in "ab"] == [2, 1] and all(
+    math.isclose(_by[k].get("usd", math.nan), _u, abs_tol=1e-12)
+    for k, _u in [("a", 0.0235), ("b", 0.001)]), (
+    f"by_label keeps labels apart: a 2 calls $0.0235, b 1 call $0.0010, got {_by!r}")
 ### END HIDDEN TESTS
 
 # %% [markdown]

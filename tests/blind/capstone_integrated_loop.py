@@ -3,6 +3,10 @@
 Each bug is the base solution below with ONE line-level deviation from what the notebook
 states, made with :func:`_swap` (which fails loudly if the edited text is not in the base).
 The correct variants are written out in full, in a different structure.
+
+Written before the notebook settled what an empty citation id does (`[src:]` and
+`[src: ]` never resolve; an id is stripped of spaces): the base and the correct variants
+were then brought to that rule, nothing else.
 """
 
 from course.grading.blind import Blind
@@ -33,7 +37,8 @@ def goal_predicate(text, trace):
     sources = [step.result for step in trace.steps if not step.is_error]
     failing = []
     for claim in claims:
-        ids = re.findall(r"\[src:([^\]]+)\]", claim)
+        ids = [cid.strip() for cid in re.findall(r"\[src:([^\]]*)\]", claim)]
+        ids = ids if all(ids) else []     # an empty id never resolves
         if not ids or not all(any(cid in src for src in sources) for cid in ids):
             failing.append(claim.split(":", 1)[0].strip())
     if failing:
@@ -181,8 +186,8 @@ def goal_predicate(text, trace):
         if not line.startswith("Claim"):
             continue
         claims += 1
-        cited = re.findall(r"\[src:([^\]]+)\]", line)
-        if not cited or any(c not in evidence for c in cited):
+        cited = [c.strip() for c in re.findall(r"\[src:([^\]]*)\]", line)]
+        if not cited or any(not c or c not in evidence for c in cited):
             labels.append(line.partition(":")[0].strip())
     if claims == 0:
         return (False, NO_CLAIMS)
@@ -326,7 +331,7 @@ def authorize(tool, args, tenant, *, approved):
 
 GOAL_PARSED = r'''import re
 
-CITE = re.compile(r"\[src:([^\]]+)\]")
+CITE = re.compile(r"\[src:([^\]]*)\]")
 
 
 def goal_predicate(text, trace):
@@ -337,13 +342,13 @@ def goal_predicate(text, trace):
         line = raw.strip()
         if line.startswith("Claim"):
             label = line.split(":")[0].strip()
-            parsed.append((label, CITE.findall(line)))
+            parsed.append((label, [c.strip() for c in CITE.findall(line)]))
     if len(parsed) == 0:
         return False, NO_CLAIMS
     results = [s.result for s in trace.steps if not s.is_error]
 
     def resolves(cid):
-        return any(r.find(cid) >= 0 for r in results)
+        return bool(cid) and any(r.find(cid) >= 0 for r in results)
 
     bad = [label for label, ids in parsed if len(ids) == 0 or not all(map(resolves, ids))]
     return (False, UNVERIFIED.format(labels=", ".join(bad))) if bad else (True, "")

@@ -5,6 +5,9 @@ Each sample fills all four answer cells. The bugs start from one plain, correct 
 
 The notebook's price for claude-sonnet-5 changed from $3 / $15 to $2 / $10 per MTok after
 these were written (its model page's price); the price tables here follow it, nothing else.
+It was also written before the notebook said a probe is matched as the render writes it
+(`json.dumps(probe)[1:-1]`, so a quote or a non-ASCII character is escaped): the two
+correct variants' probe filter follows that rule now.
 """
 
 from course.grading.blind import Blind
@@ -61,7 +64,7 @@ def find_invalidator(build_request, probe_a="q1", probe_b="q2"):
     for line in difflib.unified_diff(before, after, lineterm="", n=0):
         if line.startswith(("---", "+++")) or not line.startswith(("-", "+")):
             continue                      # file headers, hunk headers
-        if probe_a in line or probe_b in line:
+        if any(json.dumps(p)[1:-1] in line for p in (probe_a, probe_b)):
             continue                      # the probe itself differs on purpose
         kept.append(line)
     return "\n".join(kept) if kept else NO_DIFF
@@ -146,7 +149,8 @@ def find_invalidator(build_request, probe_a="q1", probe_b="q2"):
             continue
         out.extend("-" + line for line in a[i1:i2])
         out.extend("+" + line for line in b[j1:j2])
-    out = [line for line in out if probe_a not in line and probe_b not in line]
+    shown = [json.dumps(p)[1:-1] for p in (probe_a, probe_b)]
+    out = [line for line in out if not any(p in line for p in shown)]
     if not out:
         return NO_DIFF
     return "\n".join(out)

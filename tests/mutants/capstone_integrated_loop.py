@@ -196,4 +196,38 @@ MUTANTS = [
                "every_attempt_charged_first", "goal_decides_end_turn", "offload_then_loop_guard",
                "results_in_one_message", "tenant_injected_at_dispatch", "triage_end_to_end"},
     ),
+    Mutant(
+        name="empty_citation_resolves",
+        bug="an empty id ([src:]) taken as resolved: the empty string occurs in every result, "
+            "so a claim with a blank citation passes",
+        cell="goal_predicate",
+        old="not all(c.strip() and any(",
+        new="not all((True) and any(",
+        loses={"goal_needs_resolvable_claims"},
+    ),
+    Mutant(
+        name="tripping_step_not_traced",
+        bug="the partial result returned before the step that tripped the loop guard is "
+            "appended, so the trace hides the call that stopped the run",
+        cell="run",
+        old="                trace.steps.append(Step(name, args, content, is_error, batch=k))\n"
+            "                if nudge and (loop_guard.halted or loop_guard.trips > 1):\n",
+        new="                if nudge and (loop_guard.halted or loop_guard.trips > 1):\n"
+            "                    trace.text, trace.usd = '', budget.spent\n"
+            "                    return {'ok': False, 'partial': True, 'stop': 'loop_guard',\n"
+            "                            'reason': nudge, 'text': '', 'source': 'model',\n"
+            "                            'usd': budget.spent, 'trace': trace}\n"
+            "                trace.steps.append(Step(name, args, content, is_error, batch=k))\n"
+            "                if nudge and (loop_guard.halted or loop_guard.trips > 1):\n",
+        loses={"offload_then_loop_guard"},
+    ),
+    Mutant(
+        name="unknown_stop_reason_answers",
+        bug="every stop_reason other than tool_use, max_tokens and refusal read as an answer, "
+            "so a reply stopped at a stop sequence reaches the goal predicate",
+        cell="run",
+        old='        if reply.stop_reason == "end_turn":\n',
+        new='        if reply.stop_reason not in ("tool_use",):\n',
+        loses={"refusal_is_a_failure"},
+    ),
 ]

@@ -42,12 +42,13 @@ MUTANTS = [
     ),
     Mutant(
         name="full_jitter",
-        bug="seed 001 ex.2: full jitter uniform(0, wait) retries before the server's "
-            "retry-after and below the backoff value",
+        bug="seed 001 ex.2: full jitter uniform(0, wait) also under a retry-after, so every "
+            "retry lands inside the window the server announced (below the doubling value "
+            "it is allowed)",
         cell="call_with_retry",
         old=JITTERED_SLEEP,
         new="sleep(random.uniform(0, wait))",
-        loses={"retry_after_honoured", "transient_errors_back_off"},
+        loses={"retry_after_honoured"},
     ),
     Mutant(
         name="unbounded_attempts",
@@ -85,4 +86,31 @@ MUTANTS.append(Mutant(
     old="wait = hint  # the server knows when its window resets; doubling only guesses",
     new="wait = min(hint, cap)",
     loses={"retry_after_honoured"},
+))
+MUTANTS.append(Mutant(
+    name="sdk_jitter_under_retry_after",
+    bug="the SDK's own jitter, wait * (1 - 0.25 * random()), applied to the server's "
+        "retry-after too: up to a quarter of the window early",
+    cell="call_with_retry",
+    old=JITTERED_SLEEP,
+    new="sleep(wait * (1 - 0.25 * random.random()))",
+    loses={"retry_after_honoured"},
+))
+MUTANTS.append(Mutant(
+    name="no_doubling",
+    bug="the wait never doubles: every retry sleeps about base seconds, so a service down "
+        "for a minute is hit every second",
+    cell="call_with_retry",
+    old="wait = min(base * 2 ** (attempt - 1), cap)",
+    new="wait = min(base, cap)",
+    loses={"transient_errors_back_off"},
+))
+MUTANTS.append(Mutant(
+    name="doubling_one_step_behind",
+    bug="retry k waits base * 2**(k - 1), half the stated doubling value: retry 1 after "
+        "base / 2 seconds",
+    cell="call_with_retry",
+    old="wait = min(base * 2 ** (attempt - 1), cap)",
+    new="wait = min(base * 2 ** (attempt - 2), cap)",
+    loses={"transient_errors_back_off"},
 ))

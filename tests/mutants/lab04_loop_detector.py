@@ -67,4 +67,47 @@ MUTANTS = [
         new="sort_keys=True,",
         loses={"unserialisable_args_handled"},
     ),
+    Mutant(
+        name="none_resets_stall",
+        bug="spec: progress=None means not measured; resetting the stall count on None lets "
+            "a run that only sometimes reports progress stall forever",
+        cell="loop_guard",
+        old="if progress is not None:",
+        new="if progress is None:\n            self.steps_without_gain = 0\n        else:",
+        loses={"stall_counts_from_best"},
+    ),
+    Mutant(
+        name="halt_message_once",
+        bug="spec: once halted, every later check returns the step-cap message again; "
+            "returning it only on call max_steps + 1 lets the run go on",
+        cell="loop_guard",
+        old="if self.steps > self.max_steps:",
+        new="if self.steps == self.max_steps + 1:",
+        loses={"step_cap_halts_without_raising"},
+    ),
+    Mutant(
+        name="step_cap_counts_trip",
+        bug="spec: each nudge adds 1 to trips, the step cap does not",
+        cell="loop_guard",
+        old="self.halted = True",
+        new="self.halted = True\n            self.trips += 1",
+        loses={"step_cap_halts_without_raising"},
+    ),
+    Mutant(
+        name="repeat_nudge_unnamed",
+        bug="spec: the identical-call nudge must name the tool, or the model cannot tell "
+            "what it is repeating",
+        cell="loop_guard",
+        old='f"You have called {tool} with',
+        new='f"You have called the same tool with',
+        loses={"repeat_trips_on_fourth_call"},
+    ),
+    Mutant(
+        name="cycle_nudge_unworded",
+        bug="spec: the frozen-world nudge must contain 'cycling'",
+        cell="loop_guard",
+        old="appear to be cycling.",
+        new="appear to be stuck.",
+        loses={"cycle_caught_by_state_only"},
+    ),
 ]
