@@ -100,7 +100,9 @@ with api.serve() as base_url:
     try:
         app.invoke({"messages": [HumanMessage(graphs.GOAL)]}, config)
     except anthropic.APIConnectionError as err:
-        print("run died:", type(err).__name__, "| lookups so far:", shop.lookups)
+        # langchain_anthropic re-raises it as its subclass AnthropicConnectionError
+        print("run died: anthropic.APIConnectionError"
+              f" (raised as {type(err).__name__}) | lookups so far:", shop.lookups)
     print("checkpoint says the next step is", app.get_state(config).next)
     # a new process: new connection, new graph, same file, same thread_id
     app = demo_graph(graphs.chat_model(base_url),
@@ -502,8 +504,8 @@ with api.serve() as url:
     try:
         out = app.invoke({"messages": [HumanMessage("refund policy?")], "spent": 0.0},
                          {"recursion_limit": 40})
-        print(f"{len(api.requests)} model calls, spent ${out['spent']:.2f}:",
-              str(out["messages"][-1].text))
+        print(f"{len(api.requests)} model calls, spent ${out['spent']:.2f} of a $2.00 limit;"
+              f" the halt node's report: {str(out['messages'][-1].text)!r}")
     except NotImplementedError:
         print("implement BudgetState and budget_route above")
 
@@ -595,13 +597,25 @@ assert got["raised"] is None and got["value"] == "halt", (
 # LangGraph has a step cap of its own: `recursion_limit` counts **supersteps** (every
 # round of node runs) and raises `GraphRecursionError` when the count is reached. It is
 # often quoted as 25 and called loop protection. Check both claims. First the default in
-# the version this course pins:
+# the version this course pins, read through the public API only: a one-node graph that
+# loops on itself without a model runs until the default limit stops it, and
+# `GraphRecursionError` names the limit it hit (this takes a few seconds).
 
 # %%
-from langgraph._internal._config import DEFAULT_RECURSION_LIMIT  # noqa: E402
+class Spin(TypedDict):
+    n: int
 
-print(f"default recursion_limit: {int(DEFAULT_RECURSION_LIMIT):,} supersteps, about "
-      f"{int(DEFAULT_RECURSION_LIMIT) // 2:,} model calls of a stuck agent -> tools loop")
+
+spin = StateGraph(Spin)
+spin.add_node("spin", lambda state: {"n": state["n"] + 1})
+spin.add_edge(START, "spin")
+spin.add_edge("spin", "spin")
+try:
+    spin.compile().invoke({"n": 0})
+except GraphRecursionError as err:
+    default_limit = int(re.search(r"Recursion limit of (\d+)", str(err)).group(1))
+print(f"default recursion_limit: {default_limit:,} supersteps, about "
+      f"{default_limit // 2:,} model calls of a stuck agent -> tools loop")
 
 # %% [markdown]
 # So with the defaults nothing stops a stuck loop for thousands of model calls. Now set
@@ -884,16 +898,20 @@ assert (got, calls) == ("Admin, then Users.", 1), f"a new question must miss: {g
 #   those parameters and a docstring: the model sees them). A relative `path` is taken
 #   inside `root`. If the resolved path is not inside the resolved `root`, it returns a
 #   string starting with `Error:` and reads nothing; so it does for a file that does not
-#   exist. Otherwise it returns lines `offset` to `offset + limit` of the file, joined
-#   with `"\n"`. It never raises (`ToolNode` passes a tool's exceptions up and the run
-#   would die).
+#   exist, and for an `offset` or `limit` that is not an `int` of 0 or more (a negative
+#   number, a float, a `bool`), since a negative slice would silently read from the end.
+#   Otherwise it returns lines `offset` to `offset + limit` of the file (the first line is
+#   offset 0), joined with `"\n"`. It never raises (`ToolNode` passes a tool's exceptions
+#   up and the run would die).
 # * `offloading_tools(tools, *, root, threshold=2000)` returns a node function
 #   `state -> {"messages": [...]}` that runs `ToolNode(tools)` on the state, then, for
 #   every `ToolMessage` whose `name` is not `"read_artifact"` and whose content is longer
 #   than `threshold` characters, writes the content to a new file directly inside `root`
 #   and replaces the content with a pointer of at most `threshold` characters that holds
-#   the file's path and the word `read_artifact`. Results of `threshold` characters or
-#   fewer pass unchanged.
+#   the file's path exactly as `os.path.join(root, filename)` gives it and the word
+#   `read_artifact`; the rest of the pointer's wording is yours. A content that is not a
+#   string (a list of blocks) is measured and saved as `str(content)`. Results of
+#   `threshold` characters or fewer pass unchanged.
 
 # %% id="offload" kind="solution"
 def artifact_reader(root):
@@ -903,6 +921,9 @@ def artifact_reader(root):
 
     def read_artifact(path: str, offset: int = 0, limit: int = 200) -> str:
         """Read lines offset..offset+limit of a tool output that was saved to a file."""
+        for name, value in (("offset", offset), ("limit", limit)):
+            if type(value) is not int or value < 0:
+                return f"Error: {name} must be an int of 0 or more, got {value!r}"
         real = os.path.realpath(os.path.join(base, path))
         if os.path.commonpath([real, base]) != base:
             return f"Error: {path} is outside the artifact folder"
@@ -982,6 +1003,11 @@ saved = [open(os.path.join(root, f), encoding="utf-8").read() for f in os.listdi
 assert full in saved and len(str(sent[0]["content"])) <= 2000, (
     f"a {len(full)}-char result reached the model as {len(str(sent[0]['content']))} chars; "
     "offload EVERY tool's long result in the node")
+pointer = str(sent[0]["content"])
+paths = [os.path.join(root, f) for f in os.listdir(root)]
+assert "read_artifact" in pointer and any(p in pointer for p in paths), (
+    f"offload pointer must name the saved file's path {paths} and read_artifact; "
+    f"got {pointer!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -1040,12 +1066,35 @@ window = str(sent[0]["content"])
 assert len(window) > 2000 and "line 200" in window, (
     f"a 400-line window came back as {len(window)} chars: never offload read_artifact's "
     "own result, or reading a file yields another file")
+assert all(str(r["content"]).startswith("Error:") for r in refusals), (
+    "read_artifact refusal must be a string starting with 'Error:'; got "
+    f"{[str(r['content']) for r in refusals]!r}")
+assert window.startswith("line 10\nline 11\n") and window.endswith("\nline 409"), (
+    "read_artifact window must be lines offset..offset+limit (offset 10, limit 400 is "
+    f"line 10 to line 409); got {window[:30]!r} ... {window[-30:]!r}")
+for bad in ("missing.txt",):
+    try:
+        got = reader(bad)
+    except Exception as exc:  # noqa: BLE001 - the raise is the bug being reported
+        got = exc
+    assert isinstance(got, str) and got.startswith("Error:"), (
+        f"read_artifact of a missing file must return an 'Error:' string; got {got!r}")
+for bad in ({"offset": -5}, {"offset": 1.5}, {"limit": True}):
+    try:
+        got = reader("log.txt", **bad)
+    except Exception as exc:  # noqa: BLE001 - the raise is the bug being reported
+        got = exc
+    assert isinstance(got, str) and got.startswith("Error:"), (
+        f"read_artifact with {bad} must return an 'Error:' string; got {got!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
 os.symlink(root + "-evil/secret.txt", os.path.join(root, "link.txt"))
 rec = record(refusals=[str(r["content"]) for r in refusals], window=window,
-             link=outcome(reader, "link.txt"), missing=outcome(reader, "missing.txt"))
+             link=outcome(reader, "link.txt"), missing=outcome(reader, "missing.txt"),
+             bad_args=[outcome(reader, "log.txt", **a) for a in
+                       ({"offset": -1}, {"limit": -3}, {"offset": 2.0}, {"offset": False})],
+             edge=outcome(reader, "log.txt", offset=2999, limit=5))
 ### JUDGE
 refusals = rec["refusals"]
 leaked = [r for r in refusals if "s3cr3t" in r]
@@ -1066,6 +1115,13 @@ assert missing["raised"] is None and str(missing["value"]).startswith("Error:"),
     f"a missing file is an Error: string, not a raise; got {missing}")
 assert window.startswith("line 10\nline 11") and window.endswith("line 409"), (
     "read_artifact inside root must return lines offset..offset+limit")
+bad_args = rec["bad_args"]
+assert all(b["raised"] is None and str(b["value"]).startswith("Error:") for b in bad_args), (
+    f"read_artifact offset/limit that is not an int of 0 or more must give 'Error:'; got "
+    f"{bad_args!r}")
+edge = rec["edge"]
+assert edge["raised"] is None and edge["value"] == "line 2999", (
+    f"read_artifact of the last line (offset 2999 of 3000) must be 'line 2999'; got {edge!r}")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -213,8 +213,8 @@ def budget_graph(llm, tools: Sequence[Any], state_type: type, route: Callable[..
         return {**call(state), "spent": usd_per_call}
 
     def halt(state: dict) -> dict:
-        return {"messages": [AIMessage(f"stopped: budget of ${limit_usd:.2f} spent after "
-                                       f"{state['spent']:.2f}")]}
+        return {"messages": [AIMessage(f"stopped: budget of ${limit_usd:.2f} reached "
+                                       f"(spent ${state['spent']:.2f})")]}
 
     g = StateGraph(state_type)
     g.add_node("agent", charged)

@@ -114,4 +114,21 @@ MUTANTS = [
         new="if len(content) <= threshold:",
         loses={"containment_through_node"},
     ),
+    Mutant(
+        name="reader_negative_offset_slices",
+        bug="read_artifact passes offset and limit straight to the slice, so offset=-5 reads "
+            "the last lines instead of refusing",
+        cell="offload",
+        old="if type(value) is not int or value < 0:",
+        new="if False:",
+        loses={"containment_through_node"},
+    ),
+    Mutant(
+        name="reader_missing_file_raises",
+        bug="read_artifact lets FileNotFoundError out for a missing file inside root",
+        cell="offload",
+        old="except OSError as err:",
+        new="except PermissionError as err:",
+        loses={"containment_through_node"},
+    ),
 ]
