@@ -1,4 +1,9 @@
-"""Blind samples for tier2_langgraph: written from the release notebook alone."""
+"""Blind samples for tier2_langgraph: written from the release notebook alone.
+
+Written before the notebook said read_artifact answers an offset or limit that is not an int
+of 0 or more (negative, float, bool) with an 'Error:' string: the base and the correct
+variants were then brought to that rule, nothing else.
+"""
 
 from course.grading.blind import Blind
 
@@ -147,6 +152,8 @@ def artifact_reader(root):
 
     def read_artifact(path: str, offset: int = 0, limit: int = 200) -> str:
         """Read lines offset to offset + limit of an offloaded artifact file."""
+        if not all(type(v) is int and v >= 0 for v in (offset, limit)):
+            return "Error: offset and limit must be whole numbers of 0 or more"
         try:
             full = os.path.realpath(os.path.join(base, path))
             if os.path.commonpath([base, full]) != base:
@@ -510,6 +517,8 @@ def artifact_reader(root):
 
     def read_artifact(path: str, offset: int = 0, limit: int = 200) -> str:
         """Return lines offset to offset + limit of a saved tool result (an artifact file)."""
+        if not all(type(v) is int and v >= 0 for v in (offset, limit)):
+            return "Error: offset and limit must be whole numbers of 0 or more"
         try:
             target = (base / path).resolve()
             if not target.is_relative_to(base):
@@ -706,6 +715,8 @@ def artifact_reader(root):
 
     def read_artifact(path: str, offset: int = 0, limit: int = 200) -> str:
         """Read part of an offloaded tool result: lines offset to offset + limit."""
+        if not all(type(v) is int and v >= 0 for v in (offset, limit)):
+            return "Error: offset and limit must be whole numbers of 0 or more"
         where = os.path.realpath(path if os.path.isabs(path) else os.path.join(home, path))
         probe = where
         while probe != home:
