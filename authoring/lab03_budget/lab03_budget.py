@@ -380,6 +380,10 @@ worked_cost = Budget(1.00).charge("claude-opus-5", sdk_usage(**WORKED_CALL))
 assert abs(worked_cost - 0.82) < 0.005, (
     f"worked call priced ${worked_cost:.4f}, not $0.82: cache writes bill 1.25x and cache reads "
     "0.10x the input rate ($1.00 means reads at full price; $0.795 means writes at 1x)")
+sonnet_cost = Budget(100.0).charge("claude-sonnet-5", sdk_usage(1_000_000, 1_000_000))
+assert abs(sonnet_cost - 12.0) < 1e-6, (
+    f"1M input and 1M output tokens on claude-sonnet-5 priced ${sonnet_cost!r}, not $12.00: "
+    "its price is $2 in and $10 out per million tokens (the table above)")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.worlds.budget import sdk_usage as _usage
@@ -539,6 +543,13 @@ except BudgetExceeded:
 assert said == "raised", (
     f"at the limit guard() returned {said!r} instead of raising BudgetExceeded: a hard stop "
     "must stop the run, not hand the model one more note")
+try:
+    Budget(1.0).charge("claude-unlisted", sdk_usage(10, 10))
+    unknown = "billed"
+except KeyError:
+    unknown = "KeyError"
+assert unknown == "KeyError", (
+    f"a model missing from PRICE was {unknown}: charge must raise KeyError, never bill $0")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.worlds.budget import run_audit as _run_audit
