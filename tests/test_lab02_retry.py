@@ -114,6 +114,31 @@ def test_rate_window_counts_down_and_then_answers():
     assert wire.times == [0.0, 2.5, 7.0]
 
 
+def test_watched_keeps_the_very_exception_and_result_or_error_reports_it():
+    wire = world.flaky(Reply.error(503), Reply.error(401))
+    watched = world.Watched(wire.call)
+
+    def twice(fn, **kwargs):
+        try:
+            fn()
+        except anthropic.InternalServerError:
+            return fn()
+
+    value, err = world.result_or_error(twice, watched)
+    assert value is None and isinstance(err, anthropic.AuthenticationError)
+    assert len(watched.raised) == 2 and err is watched.raised[-1]
+    assert world.result_or_error(lambda fn: fn(), lambda: "ok") == ("ok", None)
+
+    def stub(fn):
+        raise NotImplementedError
+
+    with pytest.raises(NotImplementedError):
+        world.result_or_error(stub, watched)
+    with pytest.raises(world.RunawayRetry):
+        world.result_or_error(lambda fn: fn(), world.broken(lambda n: Reply.error(503),
+                                                           limit=0).call)
+
+
 def test_herd_helpers_on_hand_made_times():
     times = [[0.0, 1.0, 3.0], [0.0, 1.2, 3.1], [0.0, 1.05, 3.5]]
     first, second = world.waits_by_round(times)

@@ -149,6 +149,19 @@ def test_loop_runs_against_the_scripted_fake(sol):
     assert len(stuck.requests) == 4
 
 
+def test_parallel_and_cut_off_replies(sol):
+    par = cc.parallel_api()
+    out = sol["run_loop"](cc.TASK, client=par.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH)
+    assert out == f"{cc.PARALLEL_WORDS}\n{cc.CACHE_FACT}"
+    assert [len(b["messages"]) for b in par.requests] == [1, 3]
+    results = cc.result_blocks(par.requests[1])
+    assert [r["is_error"] for r in results] == [False, True]
+    assert "unexpected keyword argument 'file'" in results[1]["content"]  # a TypeError
+    cut = cc.cut_off_api()
+    out = sol["run_loop"](cc.TASK, client=cut.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH)
+    assert out == cc.CUT_WORDS and len(cut.requests) == 1
+
+
 def test_timeout_is_never_retried_without_idempotency(sol):
     retry_allowed = sol["retry_allowed"]
     assert retry_allowed(cc.TIMEOUT, idempotent=False) is False

@@ -171,3 +171,63 @@ def test_reader_refuses_a_sibling_folder_that_shares_the_prefix(sol, tmp_path):
     assert read("../artifacts-evil/s.txt").startswith("Error:")
     (root / "ok.txt").write_text("a\nb\nc")
     assert read("ok.txt", offset=1, limit=1) == "b"
+
+
+def test_remaining_steps_in_the_first_step_is_the_limit_minus_one():
+    # the notebook reads the default limit this way instead of running 10,007 steps
+    from typing import TypedDict
+
+    from langgraph.graph import END, START, StateGraph
+    from langgraph.managed import RemainingSteps
+
+    # the functional form: this module's annotations are strings (__future__)
+    Peek = TypedDict("Peek", {"remaining_steps": RemainingSteps, "left": int})  # noqa: UP013
+    g = StateGraph(Peek)
+    g.add_node("peek", lambda state: {"left": state["remaining_steps"]})
+    g.add_edge(START, "peek")
+    g.add_edge("peek", END)
+    app = g.compile()
+    assert app.invoke({"left": 0}, {"recursion_limit": 25})["left"] == 24
+    assert app.invoke({"left": 0})["left"] + 1 == 10_007
+
+
+def test_refund_model_together_asks_for_the_read_and_the_write_in_one_turn():
+    model = graphs.RefundModel(together=True)
+    first = model({"messages": [{"role": "user", "content": "refund"}]})
+    assert [b["name"] for b in first["content"] if b["type"] == "tool_use"] == [
+        "lookup_order", "refund_order"]
+    body = {"messages": [
+        {"role": "user", "content": "refund"},
+        {"role": "assistant", "content": first["content"]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": b["id"],
+                                      "content": "ok"}
+                                     for b in first["content"] if b["type"] == "tool_use"]}]}
+    assert model(body)["content"] == [{"type": "text", "text": graphs.ANSWER}]
+
+
+def test_mixed_turn_pauses_before_both_calls(sol):
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    shop, api = graphs.Shop(), FakeAPI(graphs.RefundModel(together=True))
+    with api.serve() as url:
+        app = sol["build_graph"](graphs.chat_model(url), shop.tools(),
+                                 checkpointer=InMemorySaver(), approve=("refund_order",))
+        assert sol["run_or_resume"](app, graphs.GOAL, thread_id="t") is None
+        assert (shop.lookups, shop.refunds) == ([], [])
+        assert sol["run_or_resume"](app, graphs.GOAL, thread_id="t") == graphs.ANSWER
+    assert (shop.lookups, shop.refunds) == (["A-1042"], [("A-1042", 49.0)])
+
+
+def test_pointer_fits_a_small_threshold(sol, tmp_path):
+    def small(day: str) -> str:
+        """A short answer."""
+        return "x" * 2000
+
+    api = FakeAPI(Scripted(graphs.PlanModel([("small", {"day": "Mon"})])))
+    with api.serve() as url:
+        node = sol["offloading_tools"]([small], root=str(tmp_path), threshold=500)
+        graphs.tools_graph(graphs.chat_model(url), [small], node).invoke(
+            {"messages": [HumanMessage("go")]})
+    sent = api.requests[-1]["messages"][-1]["content"][0]["content"]
+    (saved,) = os.listdir(tmp_path)
+    assert len(sent) <= 500 and str(tmp_path / saved) in sent

@@ -13,24 +13,34 @@
 #   the function that runs a tool. `client` is an `anthropic.Anthropic` client.
 # * **Each model call** is `client.messages.create(model=MODEL, max_tokens=1024,
 #   tools=tools, messages=history)`, with `MODEL = "claude-opus-5"` from the first code cell.
-#   The first message is the goal as a user message.
+#   The first message is the goal as a user message. Its content may be the goal string or a
+#   list holding one text block with it.
 # * **Out:** the model's final text answer: the text of every `text` block of the last reply,
 #   joined with no separator. Read blocks by their `type`, never by position: the first block
-#   of a reply is often a `thinking` block (below).
+#   of a reply is often a `thinking` block (below). The last reply is the first one whose
+#   `stop_reason` is not `tool_use` (`end_turn`, `stop_sequence`, ...), after the checks for
+#   `max_tokens` and `refusal` below.
 # * **Assistant turn:** append the reply's `content` as it came, every block, unchanged.
 #   `claude-opus-5` thinks by default, so a reply begins with a `thinking` block whose text is
 #   empty and which carries a `signature`; the API answers 400 when the assistant turn sent
 #   back with the tool results lacks it or changed it.
-# * **Tool results:** all results of one turn go back in **one** user message, one
-#   `tool_result` per `tool_use` id, in the order of the calls. A tool's return value is sent
-#   as text: `None` becomes `""`, anything else that is not a string becomes `str(value)`.
+# * **Tool results:** call `dispatch(block.name, block.input)` once per `tool_use` block;
+#   all results of one turn go back in **one** user message, one `tool_result` per
+#   `tool_use` id, in the order of the calls. A tool's return value is sent as text:
+#   `None` becomes `""`, anything else that is not a string becomes `str(value)`.
+#   So `0` is sent as `"0"`, and a dict `d` as `str(d)`, not as JSON.
 #   A tool that raises is answered with `is_error: True` and the error's text as content;
-#   the loop goes on.
+#   the loop goes on. Catch every `Exception`, not only `KeyError`, and mark only the results
+#   of tools that raised.
 # * **Refusal:** when `stop_reason == "refusal"`, return `"refused: "` followed by the
-#   reply's own text (its text blocks joined). A refusal may carry no blocks at all: then
-#   return `"refused: "` alone. Never raise on a refusal.
+#   reply's own text (its text blocks joined). Join them with no separator, as for the
+#   answer. A refusal may carry no blocks at all: then return `"refused: "` alone. Never
+#   raise on a refusal.
 # * **Raises** `RuntimeError` when a reply stops at `max_tokens`, and when the model is still
 #   asking for tools after `max_steps` model calls (so exactly `max_steps` calls are made).
+#   A reply cut at `max_tokens` raises even when it holds a `tool_use` block: that block is
+#   incomplete, so run no tool from it. A reply that answers on call number `max_steps` is
+#   returned, not an error.
 #
 # Everything here runs offline. `client` is the real Anthropic SDK talking to a fake API
 # that replays recorded replies and rejects malformed requests with the API's own 400s.
@@ -306,8 +316,8 @@ def agent(goal, tools, dispatch, *, client, max_steps=12):
 #
 # Run this cell for a quick signal. Then press **Validate**: each graded cell below has a
 # visible check for the most common mistake of its property. It is **not** the whole grade:
-# hidden tests in the same cells check more cases (other step caps, refusal texts, the exact
-# tool trace, the order of the answered ids).
+# hidden tests in the same cells check more cases (other step caps, other refusal texts,
+# other kinds of return values).
 
 # %%
 api = weather.two_step()
@@ -329,25 +339,54 @@ calls = weather.CountingDispatch()
 out = weather.run(agent, weather.GOAL, calls, api)
 assert out == "It is 14C and raining in Paris.", (
     f"final answer should be the last reply's text, 'It is 14C and raining in Paris.'; got {out!r}")
+assert calls.calls == [("get_capital", {"country": "France"}), ("get_weather", {"city": "Paris"})], (
+    f"dispatch ran {calls.calls}; expected get_capital(France) then get_weather(Paris), each "
+    "once: call dispatch once per tool_use block")
+sent = [(r.get("model"), r.get("max_tokens"), r.get("tools") == weather.TOOLS)
+        for r in api.requests]
+assert sent == [("claude-opus-5", 1024, True)] * 3, (
+    f"(model, max_tokens, tools sent) per call: {sent}; every call is "
+    "create(model=MODEL, max_tokens=1024, tools=tools, messages=history)")
+two = weather.run(agent, weather.GOAL, weather.dispatch, weather.two_text_answer())
+assert two == "Paris is 14C and rainy. Take an umbrella.", (
+    "the last reply has text blocks 'Paris is 14C and rainy.' and ' Take an umbrella.'; join "
+    f"ALL of them with no separator (''.join); got {two!r}")
+try:
+    stopped = weather.run(agent, weather.GOAL, weather.dispatch, weather.stop_sequence_answer())
+except AssertionError as err:
+    raise AssertionError("a reply with stop_reason 'stop_sequence' is an answer (anything but "
+                         f"'tool_use' ends the loop), yet the loop went on: {err}") from None
+assert stopped == "14C and rain in Paris.", (
+    f"a reply with stop_reason 'stop_sequence' is an answer: return its text; got {stopped!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-rec = record(out=out, calls=calls.calls, requests=api.requests)
+rec = record(out=out, calls=calls.calls, requests=api.requests, two=two, stopped=stopped)
 ### JUDGE
+from course.wire import block_text
 from course.worlds import weather
 
 assert rec["out"] == "It is 14C and raining in Paris.", (
     f"final answer should be the last reply's text; got {rec['out']!r}")
+assert rec["two"] == "Paris is 14C and rainy. Take an umbrella.", (
+    f"the last reply's text blocks must be joined with no separator; got {rec['two']!r}")
+assert rec["stopped"] == "14C and rain in Paris.", (
+    f"a stop_sequence reply is an answer; got {rec['stopped']!r}")
 trace = rec["calls"]
 assert trace == [["get_capital", {"country": "France"}], ["get_weather", {"city": "Paris"}]], (
     f"tools ran as {trace}; the trace must be get_capital(France) then get_weather(Paris)")
 reqs = rec["requests"]
 assert len(reqs) == 3, f"{len(reqs)} model calls; two tool rounds and one answer make exactly 3"
-assert reqs[0]["messages"][0]["content"] in (
-    weather.GOAL, [{"type": "text", "text": weather.GOAL}]), "the first message must be the goal"
+goal = reqs[0]["messages"][0]
+content = goal.get("content")
+as_text = isinstance(content, str) or (
+    isinstance(content, list) and len(content) == 1 and content[0].get("type") == "text")
+assert goal.get("role") == "user" and as_text and block_text(content) == weather.GOAL, (
+    "the first message must be the goal as a user message (a string or one text block)")
 sent = [[r.get("model"), r.get("max_tokens")] for r in reqs]
 assert sent == [["claude-opus-5", 1024]] * 3, (
     f"model calls used (model, max_tokens) {sent}; the spec says claude-opus-5 and 1024")
+assert all(r.get("tools") == weather.TOOLS for r in reqs), "every call must send tools=tools"
 ### END HIDDEN TESTS
 
 # %% id="all_blocks_kept" kind="tests" points=2
@@ -414,39 +453,61 @@ def lima_returns_nothing(name, args):
     return None if args.get("city") == "Lima" else weather.dispatch(name, args)
 
 
+def not_strings(name, args):
+    return {"Paris": 14, "Tokyo": {"temp_c": 22, "sky": "clear"}, "Lima": 0}[args["city"]]
+
+
 api = weather.three_cities()
 out = weather.run(agent, weather.THREE_CITIES_GOAL, lima_returns_nothing, api)
-ids = {b["tool_use_id"] for b in weather.tool_results(api.requests[1])}
+results = weather.tool_results(api.requests[1])
+ids = [b["tool_use_id"] for b in results]
 assert "toolu_01WeatherLima00000C" in ids, (
     "Lima's tool returned None and its tool_use id got no tool_result; answer EVERY id "
     "(None is sent as \"\")")
+lima = weather.result_text(results[ids.index("toolu_01WeatherLima00000C")])
+assert lima == "", f"Lima's tool returned None, sent as {lima!r}; None is sent as \"\""
+api = weather.three_cities()
+weather.run(agent, weather.THREE_CITIES_GOAL, not_strings, api)
+texts = [weather.result_text(b) for b in weather.tool_results(api.requests[1])]
+assert texts == ["14", "{'temp_c': 22, 'sky': 'clear'}", "0"], (
+    f"tools returned 14, {{'temp_c': 22, 'sky': 'clear'}} and 0, sent as {texts}; send "
+    "str(value) (not JSON), and only None becomes \"\" (0 is '0')")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
 
-def numbers(name, args):
-    return 14 if name == "get_weather" else weather.dispatch(name, args)
+def others(name, args):
+    return {"Paris": 14.5, "Tokyo": True, "Lima": ["19C", "overcast"]}[args["city"]]
 
 
-first = weather.tool_results(api.requests[1])
 api = weather.three_cities()
-weather.run(agent, weather.THREE_CITIES_GOAL, numbers, api)
-rec = record(none_case=first, int_case=weather.tool_results(api.requests[1]))
+weather.run(agent, weather.THREE_CITIES_GOAL, others, api)
+rec = record(none_case=results,
+             other_case=[weather.result_text(b) for b in weather.tool_results(api.requests[1])])
 ### JUDGE
+from course.wire import block_text
+
 results = rec["none_case"]
 order = [b.get("tool_use_id") for b in results]
 assert order == ["toolu_01WeatherParis0000A", "toolu_01WeatherTokyo0000B",
                  "toolu_01WeatherLima00000C"], (
     f"answered ids {order}: one tool_result per tool_use id, in the order of the calls")
-assert results[2].get("content") == "", (
+assert block_text(results[2].get("content")) == "", (
     f"a tool that returned None is answered with content \"\"; got {results[2].get('content')!r}")
-sent = [b.get("content") for b in rec["int_case"]]
-assert sent == ["14", "14", "14"], (
-    f"a tool returning the int 14 must be sent as the text '14' (str(value)); got {sent}")
+sent = rec["other_case"]
+assert sent == ["14.5", "True", "['19C', 'overcast']"], (
+    f"tools returning 14.5, True and ['19C', 'overcast'] must be sent as str(value); got {sent}")
 ### END HIDDEN TESTS
 
 # %% id="tool_error_as_data" kind="tests" points=2
 from course.worlds import weather
+
+
+def raises_value_error(name, args):
+    if args.get("city") == "Pariss":
+        raise ValueError("no such city: Pariss")
+    return weather.dispatch(name, args)
+
 
 api = weather.typo_then_fix()
 try:
@@ -454,51 +515,93 @@ try:
 except KeyError as err:
     raise AssertionError(f"the tool's KeyError {err} escaped the loop; catch it and return "
                          "it to the model as a tool_result with is_error=True") from None
+assert len(api.requests) > 1, (
+    f"agent returned {out!r} right after the tool raised; send the error back as a "
+    "tool_result and let the loop go on")
 first = weather.tool_results(api.requests[1])[0]
 assert first.get("is_error") is True, (
     f"failed tool answered with is_error={first.get('is_error')!r}; a tool that raised must be "
     "sent back with is_error=True so the model can react")
+said = weather.result_text(first)
+assert "Pariss" in said, (
+    f"the failed tool's result says {said!r}; send the error's own text (it names 'Pariss')")
+assert out == "It is 14C and raining in Paris.", (
+    f"after the error the model retries and answers; got {out!r}: the loop must go on")
+fixed = weather.tool_results(api.requests[2])[-1]
+assert fixed.get("is_error") is not True, (
+    "the corrected call succeeded but went back with is_error=True; mark only tools that raised")
+try:
+    other = weather.run(agent, weather.GOAL, raises_value_error, weather.typo_then_fix())
+except ValueError as err:
+    raise AssertionError(f"the tool's ValueError ({err}) escaped the loop; catch every "
+                         "Exception, not only KeyError") from None
+assert other == "It is 14C and raining in Paris.", (
+    f"a tool raising ValueError must be handled like the KeyError; got {other!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import outcome, record
 
 rec = record(out=out, failed=first,
-             fixed=weather.tool_results(api.requests[2]) if len(api.requests) > 2 else [])
+             fixed=weather.tool_results(api.requests[2]) if len(api.requests) > 2 else [],
+             other=outcome(weather.run, agent, weather.GOAL, raises_value_error,
+                           weather.typo_then_fix()))
 ### JUDGE
+from course.wire import block_text
+
 first = rec["failed"]
 assert first.get("is_error") is True, "a tool that raised must be sent back with is_error=True"
-assert "Pariss" in str(first.get("content")), "the error text should reach the model"
+assert "Pariss" in block_text(first.get("content")), "the error text should reach the model"
 assert rec["out"] == "It is 14C and raining in Paris.", (
     f"given the error, the model fixes the typo and answers; got {rec['out']!r}")
 assert rec["fixed"] and rec["fixed"][-1].get("is_error") in (False, None), (
     "a tool that succeeded must not be marked is_error=True")
+assert rec["other"]["value"] == "It is 14C and raining in Paris.", (
+    f"a tool raising ValueError must go back as an is_error result too; got {rec['other']}")
 ### END HIDDEN TESTS
 
 # %% id="max_tokens_fails_loudly" kind="tests" points=1
 from course.worlds import weather
 
+
+def when_cut_off(api):
+    """None if agent raised RuntimeError on the cut-off reply, else what it did instead."""
+    try:
+        got = weather.run(agent, weather.GOAL, weather.dispatch, api)
+    except NotImplementedError:
+        raise
+    except RuntimeError:
+        return None
+    except AssertionError as err:  # weather.run: the loop made a call the fake did not expect
+        return f"went on to call the model again ({err})"
+    except Exception as err:
+        raise AssertionError(f"a reply cut off at max_tokens raised {type(err).__name__}: "
+                             f"{err}; raise RuntimeError") from None
+    return f"returned {got!r}"
+
+
 api = weather.truncated()
-try:
-    out = weather.run(agent, weather.GOAL, weather.dispatch, api)
-except NotImplementedError:
-    raise
-except RuntimeError:
-    out = None
+out = when_cut_off(api)
 assert out is None, (
-    f"returned {out!r} for a reply cut off at max_tokens; truncated is HTTP 200 but not an "
+    f"a reply cut off at max_tokens: agent {out}; truncated is HTTP 200 but not an "
     "answer: raise RuntimeError")
+assert len(api.requests) == 1, f"{len(api.requests)} model calls; stop at the cut-off reply"
+in_tool = when_cut_off(weather.truncated(in_tool=True))
+assert in_tool is None, (
+    f"a reply cut off at max_tokens inside a tool_use block: agent {in_tool}; check "
+    "stop_reason == 'max_tokens' before running any tool")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
-again = weather.truncated()
 rec = record(first=out, n_requests=len(api.requests),
-             again=outcome(weather.run, agent, weather.GOAL, weather.dispatch, again))
+             again=outcome(weather.run, agent, weather.GOAL, weather.dispatch,
+                           weather.truncated(in_tool=True)))
 ### JUDGE
 assert rec["first"] is None, "a reply cut off at max_tokens is not an answer: raise RuntimeError"
 assert rec["n_requests"] == 1, (
     f"{rec['n_requests']} model calls; stop at the first reply that hit max_tokens")
 raised = rec["again"]["raised"]
 assert raised is not None and raised["type"] == "RuntimeError", (
-    f"a reply cut off at max_tokens must raise RuntimeError; got {rec['again']}")
+    f"a reply cut off at max_tokens inside a tool_use block must raise RuntimeError; got "
+    f"{rec['again']}")
 ### END HIDDEN TESTS
 
 # %% id="refusal_handled" kind="tests" points=1
@@ -515,6 +618,11 @@ except Exception as err:
                          "reading text blocks") from None
 assert out == "refused: ", (
     f"a refusal with no blocks must return 'refused: ' (the marker, nothing after); got {out!r}")
+worded = weather.run(agent, weather.GOAL, weather.dispatch,
+                     weather.refusal("I can't help with that.", " Try a public source."))
+assert worded == "refused: I can't help with that. Try a public source.", (
+    "a refusal with text blocks 'I can't help with that.' and ' Try a public source.' must "
+    f"return 'refused: ' + those texts joined with no separator; got {worded!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -552,16 +660,35 @@ def calls_until_cap(max_steps):
 
 made = calls_until_cap(5)
 assert made == 5, f"max_steps=5 made {made} model calls; the cap is exactly max_steps calls"
+try:
+    just = weather.run(agent, weather.GOAL, weather.dispatch, weather.two_step(), max_steps=3)
+except RuntimeError as err:
+    raise AssertionError(f"the two-step run answers on call 3, yet max_steps=3 raised ({err}); "
+                         "raise only when the model still asks for tools after max_steps "
+                         "calls") from None
+assert just == "It is 14C and raining in Paris.", (
+    f"with max_steps=3 the run answers on its 3rd call; got {just!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
-rec = record(five=made, caps={cap: outcome(calls_until_cap, cap) for cap in (1, 12)})
+short_api = weather.two_step()
+short = outcome(weather.run, agent, weather.GOAL, weather.dispatch, short_api, max_steps=2)
+rec = record(five=made, caps={cap: outcome(calls_until_cap, cap) for cap in (1, 12)},
+             just=just, short=short, short_calls=len(short_api.requests))
 ### JUDGE
 assert rec["five"] == 5, f"max_steps=5 made {rec['five']} model calls; the cap is exactly 5"
 for cap, made in rec["caps"].items():
     assert made["raised"] is None, f"max_steps={cap}: {made['raised']['message']}"
     assert made["value"] == int(cap), (
         f"max_steps={cap} made {made['value']} model calls; the cap is exactly {cap}")
+assert rec["just"] == "It is 14C and raining in Paris.", (
+    f"a reply that answers on call max_steps is returned; got {rec['just']!r}")
+short = rec["short"]
+assert short["raised"] is not None and short["raised"]["type"] == "RuntimeError", (
+    f"two-step run with max_steps=2: still asking for tools after 2 calls must raise "
+    f"RuntimeError; got {short}")
+assert rec["short_calls"] == 2, (
+    f"two-step run with max_steps=2 made {rec['short_calls']} model calls; the cap is 2")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -14,19 +14,29 @@
 #     .limit                           # the limit in dollars, a float
 #     .charge(model, usage) -> float   # price one reply, add it to the books, return its cost
 #     .state                           # "ok" below 80% of the limit, "warn" from 80%, "stop" from 100%
-#     .guard() -> str | None           # "stop": raise BudgetExceeded
+#     .guard() -> str | None           # "stop": raise BudgetExceeded, on every call
 #                                      # "warn": a wrap-up note for the model, the FIRST time only
+#                                      # otherwise None
 #     .spent                           # dollars so far
 #     .by_model                        # {model: dollars}, summing to .spent
 # ```
 #
+# * **A new `Budget`** has `.spent == 0.0`, `.by_model == {}` and state `"ok"`. Each
+#   `Budget` keeps its own books.
+# * **`charge` returns this call's cost**, not the running total, at full precision (no
+#   rounding to cents). It books every reply, even past the limit: the API has already billed
+#   it. Only `guard` stops the run.
+# * **The wrap-up note** is a sentence that mentions the budget. `guard` sends it once: the
+#   first call that finds the state at `"warn"`. Earlier calls in `"ok"` return `None` and
+#   do not use it up. Once the state is `"stop"`, `guard` raises, whether or not the note
+#   went out.
 # * **Boundaries, exactly.** Money in floats is not exact: 800,000 tokens at \$1/MTok is
 #   `800_000 * (1 / 1_000_000)`, which Python computes as `0.7999999999999999`. So compare
 #   the *share* of the limit rounded to 9 decimals: `share = round(spent / limit, 9)`. The
 #   state is `"stop"` when `share >= 1`, `"warn"` when `share >= 0.8`, else `"ok"`. At exactly
 #   80% the state is `"warn"`; at exactly the limit it is `"stop"`.
-# * **An unknown model** (not in `PRICE`) makes `charge` raise `KeyError`: billing it at
-#   \$0 would hide the spend.
+# * **An unknown model** (not in `PRICE`) makes `charge` raise `KeyError` and book nothing:
+#   `.spent` and `.by_model` stay as they were. Billing it at \$0 would hide the spend.
 #
 # * **In:** after every model call, the model's name and the reply's `usage`: a real
 #   `anthropic.types.Usage` with `input_tokens`, `output_tokens`,
@@ -216,8 +226,10 @@ for lo, hi in [(10, 20), (10, 40)]:
 #
 # ## Implement
 #
-# Prices go in `PRICE` in **dollars per token**. `charge` sums four terms, and a cache field
-# of `None` counts as zero. `state` compares the rounded share of the limit, as specified at
+# Prices go in `PRICE` in **dollars per token**, under the keys `"in"` and `"out"`.
+# `CACHE_WRITE` and `CACHE_READ` are the multipliers themselves (1.25 and 0.10), not the
+# surcharge or the discount. `charge` sums four terms, and a cache field of `None` counts as
+# zero. `state` compares the rounded share of the limit, as specified at
 # the top. `guard` is what the loop calls every turn.
 
 # %% id="price" kind="solution"
@@ -257,7 +269,8 @@ class Budget:
 
         Four terms: uncached input, output, cache writes (1.25x the input rate) and cache
         reads (0.10x the input rate). A cache field that is None counts as 0.
-        Returns this call's cost in dollars. A model not in PRICE raises KeyError.
+        Returns this call's cost in dollars (not the total so far), unrounded. Books every
+        reply, even past the limit. A model not in PRICE raises KeyError and books nothing.
         """
         ### BEGIN SOLUTION
         rate = PRICE[model]  # an unknown model fails loudly instead of billing $0
@@ -289,9 +302,9 @@ class Budget:
     def guard(self):
         """What the loop should do now; call it after each charge.
 
-        'stop': raise BudgetExceeded. 'warn': return a wrap-up note for the model (a sentence
-        that mentions the budget), the first time only. Otherwise, and on every later call
-        in 'warn', return None.
+        'stop': raise BudgetExceeded, on every call. 'warn': return a wrap-up note for the
+        model (a sentence that mentions the budget), the first time only. Otherwise, and on
+        every later call in 'warn', return None.
         """
         ### BEGIN SOLUTION
         level = self.state
@@ -374,8 +387,33 @@ plt.show()
 # depends only on `PRICE`, `BudgetExceeded` and `Budget`.
 
 # %% id="four_terms_to_the_cent" kind="tests" points=3
+import math
+
 from course.worlds.budget import WORKED_CALL, sdk_usage
 
+
+def costs(got, want):
+    """True when charge() returned a number within a billionth of a dollar of want."""
+    return isinstance(got, int | float) and math.isclose(got, want, rel_tol=0, abs_tol=1e-9)
+
+
+for model, (usd_in, usd_out) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (2, 10),
+                                 "claude-haiku-4-5": (1, 5)}.items():
+    rate = PRICE.get(model)
+    assert (isinstance(rate, dict) and costs(rate.get("in"), usd_in / 1e6)
+            and costs(rate.get("out"), usd_out / 1e6)), (
+        f"PRICE[{model!r}] should be {{'in': {usd_in} / 1_000_000, 'out': {usd_out} / 1_000_000}} "
+        f"(dollars per TOKEN, keys 'in' and 'out'), got {rate!r}")
+assert costs(CACHE_WRITE, 1.25) and costs(CACHE_READ, 0.10), (
+    f"CACHE_WRITE and CACHE_READ should be the multipliers 1.25 and 0.10, got {CACHE_WRITE!r} "
+    f"and {CACHE_READ!r} (not the 0.25 surcharge or the 0.90 discount)")
+try:
+    small_cost = Budget(1.00).charge("claude-opus-5", sdk_usage(1_000, 100))
+except TypeError as exc:
+    small_cost = f"TypeError: {exc}"
+assert costs(small_cost, 0.0075), (
+    f"1,000 in + 100 out on opus (both cache fields None) should cost $0.0075, got "
+    f"{small_cost!r}: count a None cache field as 0, and do not round to cents")
 worked_cost = Budget(1.00).charge("claude-opus-5", sdk_usage(**WORKED_CALL))
 assert abs(worked_cost - 0.82) < 0.005, (
     f"worked call priced ${worked_cost:.4f}, not $0.82: cache writes bill 1.25x and cache reads "
@@ -384,6 +422,16 @@ sonnet_cost = Budget(100.0).charge("claude-sonnet-5", sdk_usage(1_000_000, 1_000
 assert abs(sonnet_cost - 12.0) < 1e-6, (
     f"1M input and 1M output tokens on claude-sonnet-5 priced ${sonnet_cost!r}, not $12.00: "
     "its price is $2 in and $10 out per million tokens (the table above)")
+haiku_cost = Budget(1.00).charge("claude-haiku-4-5", sdk_usage(10_000, 2_000, 4_000, 8_000))
+assert costs(haiku_cost, 0.0258), (
+    f"10,000 in, 2,000 out, 4,000 written, 8,000 read on haiku: $0.01 + $0.01 + $0.005 + "
+    f"$0.0008 = $0.0258, got {haiku_cost!r}: price every term at the model's own rates")
+two = Budget(1.00)
+two.charge("claude-opus-5", sdk_usage(**WORKED_CALL))
+second_cost = two.charge("claude-opus-5", sdk_usage(1_000, 100))
+assert costs(second_cost, 0.0075) and costs(two.spent, 0.8275), (
+    f"after $0.82 then $0.0075, charge returned {second_cost!r} and .spent is {two.spent!r}: "
+    "return THIS call's cost, and add every call to .spent ($0.8275)")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.worlds.budget import sdk_usage as _usage
@@ -405,11 +453,13 @@ _none = outcome(_alone, "claude-opus-5", input_tokens=1_000, output_tokens=100)
 _b = Budget(1.00)
 _first = _b.charge("claude-opus-5", _usage(**WORKED_CALL))
 _after_first = {"cost": _first, "spent": _b.spent, "state": _b.state}
-_b.charge("claude-haiku-4-5", _usage(10_000, 2_000, 4_000, 8_000))
-rec = record(worked=worked_cost,
+_second = _b.charge("claude-haiku-4-5", _usage(10_000, 2_000, 4_000, 8_000))
+rec = record(worked=worked_cost, sonnet=sonnet_cost,
              price={_m: PRICE.get(_m) for _m in ("claude-opus-5", "claude-sonnet-5",
                                                  "claude-haiku-4-5")},
-             alone=_alone_costs, no_cache=_none, first=_after_first, second_spent=_b.spent)
+             multipliers=[CACHE_WRITE, CACHE_READ],
+             alone=_alone_costs, no_cache=_none, first=_after_first, second_cost=_second,
+             second_spent=_b.spent)
 ### JUDGE
 import math
 
@@ -417,12 +467,18 @@ worked_cost = rec["worked"]
 assert abs(worked_cost - 0.82) < 0.005, (
     f"worked call priced ${worked_cost:.4f}, not $0.82: cache writes bill 1.25x and cache reads "
     "0.10x the input rate ($1.00 means reads at full price; $0.795 means writes at 1x)")
+assert math.isclose(rec["sonnet"], 12.0, abs_tol=1e-9), (
+    f"1M in + 1M out on claude-sonnet-5 is $12.00 at $2/$10 per MTok, got {rec['sonnet']}")
 for _m, (_pin, _pout) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (2, 10),
                           "claude-haiku-4-5": (1, 5)}.items():
     _p = rec["price"][_m]
-    assert (isinstance(_p, dict) and math.isclose(_p.get("in", 0) * 1e6, _pin)
-            and math.isclose(_p.get("out", 0) * 1e6, _pout)), (
+    assert (isinstance(_p, dict) and isinstance(_p.get("in"), int | float)
+            and isinstance(_p.get("out"), int | float)
+            and math.isclose(_p["in"] * 1e6, _pin) and math.isclose(_p["out"] * 1e6, _pout)), (
         f"PRICE[{_m!r}] should be dollars per TOKEN: in {_pin}e-6, out {_pout}e-6; got {_p}")
+_w, _r = rec["multipliers"]
+assert math.isclose(_w, 1.25) and math.isclose(_r, 0.10), (
+    f"CACHE_WRITE and CACHE_READ should be 1.25 and 0.10, got {_w} and {_r}")
 _checks = [(5.00, "uncached input at the input rate"), (25.00, "output at the output rate"),
            (1.25, "cache writes at 1.25x the input rate"),
            (5.00, "cache writes at 1.25x the input rate"),
@@ -440,7 +496,7 @@ assert _none["raised"] is None or _none["raised"]["type"] != "TypeError", (
     "cache_read_input_tokens=None; count None as 0")
 assert _none["raised"] is None, f"1,000 in + 100 out on opus: charge raised {_none['raised']}"
 assert math.isclose(_none["value"], 0.0075, abs_tol=1e-9), (
-    f"1,000 in + 100 out on opus is $0.0075, got {_none['value']}")
+    f"1,000 in + 100 out on opus is $0.0075 (no rounding to cents), got {_none['value']}")
 _first = rec["first"]
 assert math.isclose(_first["cost"], 0.82, abs_tol=1e-9), (
     f"worked call: .65 + .025 + .125 + .02 = $0.82, got ${_first['cost']:.4f}. Reads at full "
@@ -449,6 +505,8 @@ assert math.isclose(_first["spent"], 0.82, abs_tol=1e-9), (
     f".spent should be $0.82, got {_first['spent']}")
 assert _first["state"] == "warn", (
     f"$0.82 of $1.00 is 82%: state should be 'warn', got {_first['state']!r}")
+assert math.isclose(rec["second_cost"], 0.0258, abs_tol=1e-9), (
+    f"the second charge should return its own cost, $0.0258, got {rec['second_cost']}")
 assert math.isclose(rec["second_spent"], 0.82 + 0.01 + 0.01 + 0.005 + 0.0008, abs_tol=1e-9), (
     f"charges must add up in .spent: expected $0.8458, got ${rec['second_spent']:.4f}")
 ### END HIDDEN TESTS
@@ -456,6 +514,12 @@ assert math.isclose(rec["second_spent"], 0.82 + 0.01 + 0.01 + 0.005 + 0.0008, ab
 # %% id="warning_fires_once" kind="tests" points=2
 from course.worlds.budget import sdk_usage
 
+fresh = Budget(2)
+assert isinstance(fresh.limit, float) and fresh.limit == 2.0, (
+    f"Budget(2).limit should be the float 2.0, got {fresh.limit!r}")
+start = (fresh.spent, fresh.state, fresh.guard())
+assert start == (0.0, "ok", None), (
+    f"a new Budget should have spent 0.0, state 'ok' and guard() None; got {start}")
 b = Budget(1.00)
 b.charge("claude-haiku-4-5", sdk_usage(800_000, 0))
 assert b.state == "warn", (
@@ -465,6 +529,24 @@ first_note, second_note = b.guard(), b.guard()
 assert isinstance(first_note, str) and second_note is None, (
     f"guard() in 'warn' returned {first_note!r} then {second_note!r}: send the wrap-up note ONCE, "
     "then None")
+assert "budget" in first_note.lower(), (
+    f"the wrap-up note should be a sentence that mentions the budget, got {first_note!r}")
+steps = Budget(1.00)
+steps.charge("claude-haiku-4-5", sdk_usage(799_000, 0))
+seen = [(steps.state, steps.guard())]
+steps.charge("claude-haiku-4-5", sdk_usage(51_000, 0))
+seen += [(steps.state, steps.guard()), (steps.state, steps.guard())]
+assert seen[0] == ("ok", None), (
+    f"at $0.799 of $1.00 (79.9%) state and guard() should be ('ok', None), got {seen[0]}: round "
+    "the share to 9 decimals (not 2), and return None (not '') below 80%")
+assert seen[1][0] == "warn" and isinstance(seen[1][1], str) and seen[2] == ("warn", None), (
+    f"guard() at 79.9%, then twice at 85%, gave {[said for _, said in seen]}: the note goes out "
+    "on the first call in 'warn' (a call in 'ok' must not use it up), then None")
+tenth = Budget(0.10)
+tenth.charge("claude-opus-5", sdk_usage(16_000, 0))
+assert tenth.state == "warn", (
+    f"$0.08 of a $0.10 limit is 80%: state should be 'warn', got {tenth.state!r}; compare the "
+    "share spent / limit, not dollars")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.worlds.budget import run_audit
@@ -484,8 +566,11 @@ for _model, _tokens, _limit in (("claude-sonnet-5", 400_000, 1.00),
     _edge = Budget(_limit)
     _edge.charge(_model, _usage(_tokens, 0))
     _edges.append({"limit": _limit, "spent": _edge.spent, "state": _edge.state})
+_new = Budget(3)
+_fresh = {"limit": _new.limit, "limit_type": type(_new.limit).__name__, "spent": _new.spent,
+          "state": _new.state, "guard": outcome(_new.guard)}
 rec = record(exact={"spent": b.spent, "state": b.state}, first_note=first_note,
-             second_note=second_note, steps=_steps, edges=_edges,
+             second_note=second_note, steps=_steps, edges=_edges, fresh=_fresh, seen=seen,
              audit=outcome(run_audit, Budget(2.60), stop=BudgetExceeded, n_invoices=20))
 ### JUDGE
 _exact = rec["exact"]
@@ -496,6 +581,18 @@ first_note, second_note = rec["first_note"], rec["second_note"]
 assert isinstance(first_note, str) and second_note is None, (
     f"guard() in 'warn' returned {first_note!r} then {second_note!r}: send the wrap-up note "
     "ONCE, then None")
+_fresh = rec["fresh"]
+assert (_fresh["limit"], _fresh["limit_type"]) == (3.0, "float"), (
+    f"Budget(3).limit should be the float 3.0, got {_fresh['limit']!r} ({_fresh['limit_type']})")
+assert (_fresh["spent"], _fresh["state"]) == (0.0, "ok"), (
+    f"a new Budget should read spent 0.0 and state 'ok'; got {_fresh}")
+assert _fresh["guard"] == {"value": None, "raised": None}, (
+    f"guard() on a new Budget should return None; got {_fresh['guard']}")
+_seen = rec["seen"]
+assert _seen[0] == ["ok", None] and _seen[1][0] == "warn" and isinstance(_seen[1][1], str), (
+    f"79.9% then 85%: expected ('ok', None) then ('warn', <note>), got {_seen[:2]}; a guard() "
+    "call in 'ok' must not use up the note")
+assert _seen[2] == ["warn", None], f"the note came back a second time: {_seen[2]}"
 _half = rec["steps"]["half"]
 assert _half["state"] == "ok", (
     f"$0.50 of $1.00 is below 80%: state should be 'ok', got {_half['state']!r}")
@@ -531,25 +628,46 @@ assert [i for i, _ in _sent] == [20], (
 # %% id="hard_stop_partial_report" kind="tests" points=3
 from course.worlds.budget import sdk_usage
 
+
+def attempt(fn, *args):
+    """fn(*args), or ("raised", name) if it raised; BudgetExceeded and KeyError by kind."""
+    try:
+        return fn(*args)
+    except Exception as exc:  # noqa: BLE001 - which error it was is what this cell checks
+        kind = next((k for k in (BudgetExceeded, KeyError) if isinstance(exc, k)), type(exc))
+        return ("raised", kind.__name__)
+
+
 b = Budget(0.10)
 b.charge("claude-haiku-4-5", sdk_usage(100_000, 0))
 assert b.state == "stop", (
     f"exactly the limit ({b.spent!r} of $0.10) must be 'stop', got {b.state!r}: compare "
     "round(spent / limit, 9) >= 1")
-try:
-    said = b.guard()
-except BudgetExceeded:
-    said = "raised"
-assert said == "raised", (
-    f"at the limit guard() returned {said!r} instead of raising BudgetExceeded: a hard stop "
-    "must stop the run, not hand the model one more note")
-try:
-    Budget(1.0).charge("claude-unlisted", sdk_usage(10, 10))
-    unknown = "billed"
-except KeyError:
-    unknown = "KeyError"
-assert unknown == "KeyError", (
-    f"a model missing from PRICE was {unknown}: charge must raise KeyError, never bill $0")
+said = [attempt(b.guard), attempt(b.guard)]
+assert said == [("raised", "BudgetExceeded")] * 2, (
+    f"at the limit guard() gave {said[0]!r}, then {said[1]!r}: it must raise BudgetExceeded on "
+    "every call; a hard stop stops the run, it does not hand the model one more note")
+run = Budget(1.00)
+run.charge("claude-haiku-4-5", sdk_usage(850_000, 0))
+run_said = [attempt(run.guard)]
+run.charge("claude-haiku-4-5", sdk_usage(150_000, 0))
+run_said.append(attempt(run.guard))
+assert isinstance(run_said[0], str) and run_said[1] == ("raised", "BudgetExceeded"), (
+    f"guard() at 85%, then at 100%, gave {run_said}: a note, then BudgetExceeded; a note "
+    "already sent must not silence the stop")
+late = attempt(run.charge, "claude-haiku-4-5", sdk_usage(10_000, 0))
+assert isinstance(late, float) and abs(run.spent - 1.01) < 1e-9 and run.state == "stop", (
+    f"a $0.01 reply charged after the stop returned {late!r} and .spent is {run.spent!r}: "
+    "charge still books it ($1.01) and returns its cost; only guard() raises")
+books = Budget(1.00)
+books.charge("claude-opus-5", sdk_usage(10_000, 0))
+before = (books.spent, dict(books.by_model))
+unknown = attempt(books.charge, "claude-unlisted", sdk_usage(10, 10))
+assert unknown == ("raised", "KeyError"), (
+    f"a model missing from PRICE gave {unknown!r}: charge must raise KeyError, never bill $0")
+assert (books.spent, books.by_model) == before, (
+    f"that KeyError changed the books from {before} to {(books.spent, books.by_model)}: a "
+    "refused charge books nothing, so look the price up first")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.worlds.budget import run_audit as _run_audit
@@ -570,30 +688,53 @@ _b.charge("claude-haiku-4-5", _usage(50_000, 0))
 _half = outcome(_b.guard)
 _b.charge("claude-haiku-4-5", _usage(70_000, 0))
 _over = _raised(_b.guard)
+_over_again = _raised(_b.guard)
+_late = _raised(_b.charge, "claude-haiku-4-5", _usage(30_000, 0))
 _spent_by = Budget(1.00)
 _audit = outcome(_run_audit, _spent_by, stop=BudgetExceeded, n_invoices=12)
 _edge = Budget(2.00)
 _edge.charge("claude-opus-5", _usage(100_000, 40_000, 0, 1_000_000))
-rec = record(exact={"spent": b.spent, "state": b.state}, said=said, half=_half,
-             over={"spent": _b.spent, "guard": _over}, audit=_audit,
-             after_audit={"spent": _spent_by.spent, "state": _spent_by.state},
-             edge={"spent": _edge.spent, "state": _edge.state},
-             unknown=_raised(Budget(1.00).charge, "claude-opus-9", _usage(10, 10)))
+_books = Budget(1.00)
+_books.charge("claude-sonnet-5", _usage(5_000, 0))
+_books_before = {"spent": _books.spent, "by_model": dict(_books.by_model)}
+_unknown = _raised(_books.charge, "claude-opus-9", _usage(10, 10))
+rec = record(exact={"spent": b.spent, "state": b.state}, said=said, run_said=run_said,
+             late={"cost": late, "spent": run.spent, "state": run.state}, half=_half,
+             over={"spent": _b.spent, "guard": _over, "again": _over_again, "late": _late,
+                   "after_late": _b.spent},
+             audit=_audit, after_audit={"spent": _spent_by.spent, "state": _spent_by.state},
+             edge={"spent": _edge.spent, "state": _edge.state}, unknown=_unknown,
+             books={"before": _books_before,
+                    "after": {"spent": _books.spent, "by_model": _books.by_model}})
 ### JUDGE
+import math
+
 _exact = rec["exact"]
 assert _exact["state"] == "stop", (
     f"exactly the limit ({_exact['spent']!r} of $0.10) must be 'stop', got {_exact['state']!r}: "
     "compare round(spent / limit, 9) >= 1")
-assert rec["said"] == "raised", (
-    f"at the limit guard() returned {rec['said']!r} instead of raising BudgetExceeded: a hard "
+assert rec["said"] == [["raised", "BudgetExceeded"]] * 2, (
+    f"at the limit guard() gave {rec['said']} instead of raising BudgetExceeded twice: a hard "
     "stop must stop the run, not hand the model one more note")
+_run_said = rec["run_said"]
+assert isinstance(_run_said[0], str) and _run_said[1] == ["raised", "BudgetExceeded"], (
+    f"guard() at 85% then at 100% gave {_run_said}: a note, then BudgetExceeded")
+_late = rec["late"]
+assert (isinstance(_late["cost"], float) and math.isclose(_late["spent"], 1.01, abs_tol=1e-9)
+        and _late["state"] == "stop"), (
+    f"a charge after the stop must still be booked and return its cost; got {_late}")
 assert rec["half"] == {"value": None, "raised": None}, (
     f"at $0.05 of $0.10 guard() should return None; got {rec['half']}")
-_over = rec["over"]["guard"]
-assert _over["raised"] is not None and "BudgetExceeded" in _over["raised"], (
-    f"spent $0.12 of $0.10 and guard() returned {_over['value']!r} (raised: {_over['raised']}) "
-    "instead of raising BudgetExceeded; a hard stop must stop the run, not hand the model one "
-    "more note to ignore")
+_over = rec["over"]
+for _said in (_over["guard"], _over["again"]):
+    assert _said["raised"] is not None and "BudgetExceeded" in _said["raised"], (
+        f"spent $0.12 of $0.10 and guard() returned {_said['value']!r} (raised: "
+        f"{_said['raised']}) instead of raising BudgetExceeded; a hard stop must stop the run, "
+        "on every call, not hand the model one more note to ignore")
+assert _over["late"]["raised"] is None and isinstance(_over["late"]["value"], float), (
+    f"charging $0.03 past the stop gave {_over['late']}; charge books it and returns its cost")
+assert math.isclose(_over["after_late"], 0.15, abs_tol=1e-9), (
+    f"after the stop, .spent should still add up: $0.15, got {_over['after_late']}")
 _audit = rec["audit"]
 assert _audit["raised"] is None, (
     f"the audit loop crashed with {_audit['raised']['type']}: {_audit['raised']['message']}; "
@@ -617,24 +758,43 @@ _unknown = rec["unknown"]
 assert _unknown["raised"] is not None and "KeyError" in _unknown["raised"], (
     f"an unknown model was billed (charge returned {_unknown['value']!r}, raised "
     f"{_unknown['raised']}); charge must raise KeyError for it")
+_books = rec["books"]
+assert _books["after"] == _books["before"], (
+    f"the KeyError for an unknown model changed the books from {_books['before']} to "
+    f"{_books['after']}: a refused charge must leave .spent and .by_model as they were")
 ### END HIDDEN TESTS
 
 # %% id="by_model_sums_to_spent" kind="tests" points=2
-from course.worlds.budget import routed_run
+from course.worlds.budget import routed_run, sdk_usage
 
+Budget(5.00).charge("claude-opus-5", sdk_usage(1_000, 100, 0, 0))
+new_books = Budget(5.00).by_model
+assert new_books == {}, (
+    f"a new Budget's by_model should be {{}}, got {new_books}: create the dict in __init__, so "
+    "two budgets never share one")
 b = Budget(5.00)
 charged = {}
 for reply in routed_run():
     charged[reply.model] = charged.get(reply.model, 0.0) + b.charge(reply.model, reply.usage)
-assert abs(sum(b.by_model.values()) - b.spent) < 1e-9, "by_model must sum to spent"
+assert abs(sum(b.by_model.values()) - b.spent) < 1e-9, (
+    f"by_model sums to {sum(b.by_model.values())!r} but .spent is {b.spent!r}: by_model must sum "
+    "to spent")
+assert sorted(b.by_model) == sorted(charged), (
+    f"by_model has the keys {sorted(b.by_model)}; the routed run used {sorted(charged)}")
+for model, total in charged.items():
+    assert abs(b.by_model[model] - total) < 1e-9, (
+        f"by_model[{model!r}] is {b.by_model[model]!r}, but charge() returned {total!r} in all "
+        "for it: add every call's cost under the model that made it")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-rec = record(by_model=b.by_model, spent=b.spent, charged=charged)
+rec = record(by_model=b.by_model, spent=b.spent, charged=charged, new_books=new_books)
 ### JUDGE
 import math
 
 by_model, spent = rec["by_model"], rec["spent"]
+assert rec["new_books"] == {}, (
+    f"a new Budget's by_model should be {{}}, got {rec['new_books']}: budgets must not share it")
 assert abs(sum(by_model.values()) - spent) < 1e-9, "by_model must sum to spent"
 assert set(by_model) == {"claude-haiku-4-5", "claude-sonnet-5", "claude-opus-5"}, (
     f"the routed run used three models; by_model has {sorted(by_model)}")
@@ -655,6 +815,11 @@ for n in (5, 10, 20, 40):
     run_turns(ledger, n, stop=BudgetExceeded)
     growth[n] = ledger.spent
 assert growth[40] / growth[20] > growth[20] / growth[10] > 2, f"spend should curve up: {growth}"
+for n, usd in growth.items():
+    tokens_in = 6_000 * n + 1_500 * n * (n + 1) // 2
+    assert abs(usd - (tokens_in * 5e-6 + 400 * n * 25e-6)) < 1e-9, (
+        f"{n} turns: {tokens_in:,} input tokens (P + a*k summed for k = 1..n) and {400 * n:,} "
+        f"output should cost ${tokens_in * 5e-6 + 400 * n * 25e-6:.4f}; the ledger says ${usd:.4f}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -680,6 +845,14 @@ from course.worlds.budget import TAIL_ROWS, sdk_usage
 rows = {task: Budget(100.0).charge("claude-opus-5", sdk_usage(i, o))
         for task, _turns, i, o in TAIL_ROWS}
 assert round(rows["a93"], 2) == 9.93, f"a93 costs $9.93 at opus prices, got ${rows['a93']:.4f}"
+assert (round(rows["a91"], 2), round(rows["a92"], 2)) == (0.26, 0.21), (
+    f"a91 and a92 cost $0.26 and $0.21 at opus prices, got ${rows['a91']:.4f} and "
+    f"${rows['a92']:.4f}")
+a93_run = Budget(2.00)
+a93_run.charge("claude-opus-5", sdk_usage(1_904_000, 16_400))
+assert a93_run.state == "stop", (
+    f"$9.93 spent on a $2.00 budget is far past the limit: state should be 'stop', got "
+    f"{a93_run.state!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 

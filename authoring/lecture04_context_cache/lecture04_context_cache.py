@@ -111,12 +111,22 @@ def run_loop(task, *, client, tools, dispatch, max_steps=8):
     tools     -- tool definitions offered to the model
     dispatch  -- a dict from tool name to a Python function called with the tool's input
                  as keyword arguments (a dict here, not a dispatch function)
-    max_steps -- the most model calls to make; after that raise RuntimeError
+    max_steps -- the most model calls to make; after that raise RuntimeError (an answer
+                 that comes on call max_steps itself is still returned)
+
+    Every model call sends the whole transcript so far: the task as the first user
+    message, then each assistant reply and the user message with its results, and
+    tools=tools. A reply that asks for no tool ends the loop, whatever its stop_reason
+    ("end_turn", "max_tokens", ...): return the text of its text blocks, joined with "\n".
+    Otherwise call every tool it asks for, and send all the results back in ONE user
+    message, in the order of the calls.
 
     A tool's result goes back as JSON text: tool_result content is json.dumps(result),
     not str(result) (a Python dict's repr is not JSON). A tool that raises must not end
-    the loop: send the error back as a tool_result with is_error=True. Label each of the
-    four decisions with a comment.
+    the loop: send the error back as a tool_result with is_error=True, with the exception's
+    message in its content, and go on. Whatever the tool raises (FileNotFoundError,
+    TypeError for a wrong argument name, ...) is caught. Label each of the four decisions
+    with a comment.
     """
     ### BEGIN SOLUTION
     transcript = [{"role": "user", "content": task}]
@@ -161,20 +171,104 @@ for n, body in enumerate(api.requests, 1):
           f"~{token_counter.request_tokens(body):,} input tokens")
 
 # %% id="loop_runs_on_fake" kind="tests" points=2
+import json
+
 from course.worlds import context_cache as cc
 
 api = cc.docs_api()
 out = run_loop(cc.TASK, client=api.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH)
-assert cc.CACHE_FACT in out, (
+assert isinstance(out, str) and cc.CACHE_FACT in out, (
     f"final answer does not quote the page the model read; send tool results as JSON text "
     f"(json.dumps), not str(dict). Got {out!r}")
+_sizes = [len(body["messages"]) for body in api.requests]
+assert _sizes == [1, 3, 5, 7], (
+    f"messages per request were {_sizes}, expected [1, 3, 5, 7]: every call sends the whole "
+    "transcript (the task, then each reply and ONE user message with its results)")
+_head = api.requests[0]["messages"][0]
+assert _head.get("role") == "user" and cc.block_text(_head.get("content")) == cc.TASK, (
+    f"the first message must be the task as a user message, got {_head!r}")
+_offered = [[t.get("name") for t in body.get("tools") or []] for body in api.requests]
+assert _offered == [["search_docs", "read_file"]] * 4, (
+    f"tools offered per request: {_offered}; pass tools=tools on every model call")
+_err = cc.result_blocks(api.requests[1])
+assert len(_err) == 1 and _err[0].get("is_error") is True, (
+    "read_file raised FileNotFoundError: it must come back to the model as a tool_result "
+    f"with is_error=True, not end the loop; got {_err}")
+assert "no such file" in cc.block_text(_err[0].get("content")), (
+    "the error result must carry the exception's message ('no such file: ...'), got "
+    f"{_err[0].get('content')!r}")
+_hit = cc.result_blocks(api.requests[2])
+assert len(_hit) == 1 and not _hit[0].get("is_error"), (
+    f"search_docs worked, so its result must not be marked is_error; got {_hit}")
+assert json.loads(cc.block_text(_hit[0].get("content"))) == cc.search_docs("cache"), (
+    "the search result must go back as json.dumps(result) of what the tool returned; got "
+    f"{_hit[0].get('content')!r}")
+_par = cc.parallel_api()
+try:
+    _said = run_loop(cc.TASK, client=_par.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH)
+except Exception as _exc:  # noqa: BLE001 - the message below says what went wrong
+    _said = f"raised {type(_exc).__name__}: {_exc}"
+_two = cc.result_blocks(_par.requests[1]) if len(_par.requests) > 1 else []
+assert [bool(b.get("is_error")) for b in _two] == [False, True], (
+    "one reply asked for search_docs and for read_file(file=...), which raises TypeError: "
+    f"expected two results, is_error [False, True], got {_two}; catch any Exception ({_said})")
+_asked = [b["id"] for b in _par.requests[1]["messages"][1]["content"] if b["type"] == "tool_use"]
+assert [b["tool_use_id"] for b in _two] == _asked, (
+    f"results must follow the order of the calls {_asked}, got {[b['tool_use_id'] for b in _two]}")
+assert [len(b["messages"]) for b in _par.requests] == [1, 3], (
+    f"messages per request were {[len(b['messages']) for b in _par.requests]}, expected [1, 3]: "
+    "both results of one reply go back in ONE user message")
+assert _said == f"{cc.PARALLEL_WORDS}\n{cc.CACHE_FACT}", (
+    f"the last reply has two text blocks; return them joined with '\\n', got {_said!r}")
+_cut = cc.cut_off_api()
+try:
+    _short = run_loop(cc.TASK, client=_cut.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH)
+except Exception as _exc:  # noqa: BLE001
+    _short = f"raised {type(_exc).__name__}: {_exc}"
+assert _short == cc.CUT_WORDS and len(_cut.requests) == 1, (
+    f"a reply with stop_reason 'max_tokens' asks for no tool: return its text after 1 call; got "
+    f"{_short!r} after {len(_cut.requests)} calls (test stop_reason != 'tool_use')")
+
+
+def _bounded(**steps):
+    fake = cc.restless_api()
+    try:
+        run_loop(cc.TASK, client=fake.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH, **steps)
+        ended = "returned"
+    except RuntimeError:
+        ended = "RuntimeError"
+    except Exception as exc:  # noqa: BLE001
+        ended = type(exc).__name__
+    return ended, len(fake.requests)
+
+
+assert _bounded(max_steps=3) == ("RuntimeError", 3), (
+    f"a model that never stops, max_steps=3: got {_bounded(max_steps=3)}, expected "
+    "('RuntimeError', 3): make exactly max_steps model calls, then raise RuntimeError")
+assert _bounded() == ("RuntimeError", 8), (
+    f"with the default max_steps=8: got {_bounded()}, expected ('RuntimeError', 8)")
+_tight = cc.docs_api()
+try:
+    _just = run_loop(cc.TASK, client=_tight.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH,
+                     max_steps=4)
+except Exception as _exc:  # noqa: BLE001
+    _just = f"raised {type(_exc).__name__}"
+assert cc.CACHE_FACT in _just, (
+    f"the docs task answers on call 4, so max_steps=4 must return that answer, got {_just!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
 bounded = cc.restless_api()
 capped = outcome(run_loop, cc.TASK, client=bounded.client(), tools=cc.TOOLS,
                  dispatch=cc.DISPATCH, max_steps=3)
-rec = record(out=out, requests=api.requests, capped=capped, n_bounded=len(bounded.requests))
+parallel = cc.parallel_api()
+par_out = outcome(run_loop, cc.TASK, client=parallel.client(), tools=cc.TOOLS,
+                  dispatch=cc.DISPATCH)
+cut = cc.cut_off_api()
+cut_out = outcome(run_loop, cc.TASK, client=cut.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH)
+rec = record(out=out, requests=api.requests, capped=capped, n_bounded=len(bounded.requests),
+             par_out=par_out, par_requests=parallel.requests, cut_out=cut_out,
+             n_cut=len(cut.requests))
 ### JUDGE
 from course.worlds import context_cache as cc
 
@@ -198,6 +292,15 @@ assert raised is not None and raised["type"] == "RuntimeError", (
     f"got {rec['capped']}")
 assert rec["n_bounded"] == 3, (
     f"max_steps=3 made {rec['n_bounded']} model calls; the bound is exactly 3")
+assert rec["par_out"]["value"] == f"{cc.PARALLEL_WORDS}\n{cc.CACHE_FACT}", (
+    f"two tool calls in one reply, then two text blocks: got {rec['par_out']}")
+par = rec["par_requests"]
+assert [len(body["messages"]) for body in par] == [1, 3], (
+    "the results of one reply go back in ONE user message")
+assert [bool(b.get("is_error")) for b in cc.result_blocks(par[1])] == [False, True], (
+    "a tool that raises TypeError becomes a result with is_error=True; the other stays ok")
+assert rec["cut_out"]["value"] == cc.CUT_WORDS and rec["n_cut"] == 1, (
+    f"a reply that asks for no tool ends the loop whatever its stop_reason: {rec['cut_out']}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -439,7 +542,10 @@ from course.worlds.context_cache import Budget, ContextOverflow
 
 
 def assemble_keep_until_full(transcript, budget):
-    """Send the whole transcript; raise ContextOverflow if it exceeds budget.context_limit."""
+    """Send the whole transcript; raise ContextOverflow if it exceeds budget.context_limit.
+
+    Every entry counts, the pinned ones too. A transcript of exactly the limit fits.
+    """
     ### BEGIN SOLUTION
     need = tokens(transcript)
     if need > budget.context_limit:
@@ -453,6 +559,10 @@ def assemble_sliding_window_pinned(transcript, budget, W=3000):
 
     Evict from the oldest end, and only while the history is strictly over W.
     Do not modify ``transcript``.
+
+    W counts the history only, never the two pinned entries. What is kept is a run of
+    consecutive entries ending at the newest one, in transcript order: an old small entry
+    behind a big one is evicted with it, not kept.
     """
     ### BEGIN SOLUTION
     pinned, history = transcript[:2], list(transcript[2:])
@@ -466,6 +576,11 @@ def assemble_summarize_and_compact(transcript, budget, trigger=3000, target=500,
     """Pin transcript[:2]. If the rest is strictly over ``trigger`` tokens, replace it with
     ``summarize(rest, target)`` IN THE TRANSCRIPT (so the compaction persists), then send
     the pinned entries plus what the history now is.
+
+    Only the rest counts toward the trigger, never the pinned entries, and a rest of exactly
+    ``trigger`` tokens is left alone. summarize reads the rest only (a summary already in
+    it is read again with the newer turns) and is called at most once per call; after it the
+    transcript is the pinned pair plus that one summary entry.
     """
     ### BEGIN SOLUTION
     pinned, history = transcript[:2], transcript[2:]
@@ -491,18 +606,28 @@ def ledger(assemble, *, preamble, per_turn, turns, spikes=None, cap=None, cap_in
 
     The transcript starts as preamble_entries(preamble). On turn k (1..turns): assemble the
     context and submit it; THEN append step_entry(k, per_turn), plus tool_output(k, size)
-    if spikes has an entry {k: size}.
+    if spikes has an entry {k: size} (the step first, then the spike). Do not modify the
+    caller's ``spikes``. ``assemble`` is called as assemble(transcript, budget) with
+    budget = Budget(context_limit=limit), or Budget() when limit is None; the tokens of a
+    context are measured with tokens().
 
     cap, cap_in -- cap a spike's size. cap_in="tool": the tool returns at most ``cap``
                    tokens. cap_in="assemble": the spike is stored whole and rides in full in
                    the first prompt that carries it, then is trimmed to ``cap`` for later turns.
+                   A spike already at most ``cap`` keeps its size; step entries are never
+                   capped. cap=None caps nothing.
     limit       -- the context limit (None: unlimited). A turn whose context does not fit, or
                    whose assemble raises ContextOverflow, is the overflow turn; the run stops.
+                   A context of exactly ``limit`` tokens fits.
 
     Report: tokens submitted per turn, their sum, the compaction traffic (the input tokens
     of each summary the first time it appears), the context held on the last turn, the
     first turn anything appended was missing (binds_at), the overflow turn, and one
     Eviction(turn, entry id, origin turn, tokens) for each entry the first time it is gone.
+    An entry is gone when it is missing from a turn's context, whether the policy left it
+    out or removed it from the transcript. The log is in turn order, and within a turn in
+    the order the entries were appended. With no turn run, held is 0; binds_at and
+    overflow_at are None when nothing was missing or nothing overflowed.
 
     Precisely: only appended entries (preamble, steps, spikes) enter the eviction log, never
     summaries; Eviction.tokens is the entry's size when it went (a spike trimmed by
@@ -556,8 +681,9 @@ def ledger(assemble, *, preamble, per_turn, turns, spikes=None, cap=None, cap_in
 # %% [markdown]
 # ## Self-check
 #
-# Quick signals only. The hidden tests grade much more (exact boundaries, persistence, the
-# eviction log, overflow, spikes and caps).
+# Quick signals only. The graded cells below check every rule the docstrings state (exact
+# boundaries, persistence, the eviction log, overflow, spikes and caps), and Validate runs
+# their visible checks.
 
 # %%
 from functools import partial
@@ -749,6 +875,26 @@ panel.show()
 from course.worlds import context_cache as cc
 
 assert tokens([]) == 0, "an empty context holds 0 tokens"
+_sized = cc.preamble_entries(2_000) + [cc.step_entry(1, 300), cc.tool_output(1, 20_000)]
+assert tokens(_sized) == 22_300, (
+    f"tokens() of a 2,000 preamble, a 300 step and a 20,000 spike gave {tokens(_sized)!r}; "
+    "sum each entry's 'tokens' field")
+_msg = {"role": "user", "content": "x" * 42}
+assert tokens([_msg]) == 11, (
+    f"an entry without 'tokens' is counted with course.tokens.count on its content: 42 "
+    f"characters are 11 tokens (it rounds up), got {tokens([_msg])!r}")
+assert tokens([_msg, cc.step_entry(1, 300), _msg]) == 322, (
+    f"two 11-token messages and a 300-token step are 322 tokens, got "
+    f"{tokens([_msg, cc.step_entry(1, 300), _msg])!r}")
+_bare = {"role": "assistant", "n": 1}
+assert tokens([_bare]) == 7, (
+    f"no 'tokens' and no 'content': count the whole entry with course.tokens.count (its "
+    f"compact JSON is 26 characters, 7 tokens), got {tokens([_bare])!r}")
+assert tokens([{"id": "nothing", "tokens": 0}]) == 0, (
+    f"a 'tokens' field of 0 counts 0, got {tokens([{'id': 'nothing', 'tokens': 0}])!r}; test "
+    "for the key ('tokens' in entry), not for a truthy value")
+assert tokens([{"id": "sized", "tokens": 7, "content": "x" * 400}]) == 7, (
+    "an entry with a 'tokens' field counts that many, whatever its content")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -768,6 +914,29 @@ from course.worlds import context_cache as cc
 
 pre = cc.preamble_entries(2_000)
 assert tokens(assemble_keep_until_full(pre, cc.Budget())) == 2_000, "send the whole transcript"
+_t = pre + [cc.step_entry(k, 300) for k in range(1, 6)]           # 3,500 tokens
+_ids = [e["id"] for e in _t]
+try:
+    _fit = [e["id"] for e in assemble_keep_until_full(_t, cc.Budget(context_limit=3_500))]
+except Exception as _exc:  # noqa: BLE001
+    _fit = f"raised {type(_exc).__name__}"
+assert _fit == _ids, (
+    f"3,500 tokens against a 3,500 limit fit and every entry is sent in order; got {_fit}. "
+    "Raise only when the transcript EXCEEDS the limit (>, not >=)")
+try:
+    assemble_keep_until_full(_t, cc.Budget(context_limit=3_499))
+    _over = "returned a context"
+except cc.ContextOverflow:
+    _over = "ContextOverflow"
+except Exception as _exc:  # noqa: BLE001
+    _over = type(_exc).__name__
+assert _over == "ContextOverflow", (
+    f"3,500 tokens (preamble included) against a 3,499 limit: expected ContextOverflow, got "
+    f"{_over}")
+assert [e["id"] for e in _t] == _ids, "keep-until-full must not change the transcript"
+_huge = pre + [cc.tool_output(1, 1_000_000)]
+assert len(assemble_keep_until_full(_huge, cc.Budget())) == 3, (
+    "cc.Budget() has no limit (context_limit is infinite): a million tokens are sent")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -836,6 +1005,18 @@ out = assemble_sliding_window_pinned(t, cc.Budget(), W=3_000)
 assert [e["id"] for e in out[:2]] == ["system", "task"], (
     f"the context starts {[e['id'] for e in out[:2]]}; the system prompt and task are pinned "
     "and never evicted (a plain FIFO evicts the task statement first)")
+_kept = [e["id"] for e in out]
+assert _kept == ["system", "task", "turn-3", "turn-4", "turn-5", "turn-6"], (
+    f"kept {_kept}; expected the pinned pair, then turns 3-6 oldest first: W=3,000 holds the "
+    "newest four 700-token turns (W counts the history, not the pinned entries)")
+assert [e["id"] for e in t] == ["system", "task"] + [f"turn-{k}" for k in range(1, 7)], (
+    "the window must not remove entries from the transcript itself: build a new list")
+_seq = cc.preamble_entries(2_000)
+for _turn in range(1, 21):
+    _head = [e["id"] for e in assemble_sliding_window_pinned(_seq, cc.Budget(), W=3_000)[:2]]
+    assert _head == ["system", "task"], (
+        f"turn {_turn}: the context starts {_head}; only the history slides")
+    _seq.append(cc.step_entry(_turn, 300))
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -873,6 +1054,17 @@ exact = [cc.step_entry(1, 1), cc.step_entry(2, 2_999)]
 assert kept_history(exact, 3_000) == ["turn-1", "turn-2"], (
     "a history of exactly W tokens fits: evict only while the history is strictly OVER W "
     "(> W, not >= W)")
+_over = [cc.step_entry(1, 2), cc.step_entry(2, 2_999)]
+assert kept_history(_over, 3_000) == ["turn-2"], (
+    f"3,001 tokens is over W=3,000: drop the oldest entry; kept {kept_history(_over, 3_000)}")
+_gap = [cc.step_entry(1, 100), cc.tool_output(1, 5_000), cc.step_entry(2, 100)]
+assert kept_history(_gap, 3_000) == ["turn-2"], (
+    f"history 100, 5,000, 100 with W=3,000 kept {kept_history(_gap, 3_000)}; evict from the "
+    "oldest end until it fits: turn-1 goes with the spike behind it, only turn-2 stays")
+_eleven = cc.preamble_entries(2_000) + [cc.step_entry(k, 300) for k in range(1, 12)]
+_default = [e["id"] for e in assemble_sliding_window_pinned(_eleven, cc.Budget())][2:]
+assert _default == [f"turn-{k}" for k in range(2, 12)], (
+    f"with the default W=3,000, eleven 300-token turns keep turns 2-11; kept {_default}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -908,6 +1100,18 @@ def window_run(P, a, n, W):
 
 sizes, contents = window_run(2_000, 300, 20, 3_000)
 assert sum(sizes) == 83_500, f"the W=3,000 window submitted {sum(sizes):,}; expected 83,500"
+assert sizes[-1] == 5_000, f"held at turn 20: {sizes[-1]:,}; expected 2,000 + 3,000 = 5,000"
+assert sizes[:12] == [2_000 + 300 * k for k in range(11)] + [5_000], (
+    f"turns 1-12 submitted {sizes[:12]}; ten turns of 300 fit W=3,000, so the window first "
+    "binds at turn 12 (3,300 > 3,000) and sends 5,000")
+_ex_sizes, _ex_contents = window_run(3_000, 400, 24, 4_000)
+assert (sum(_ex_sizes), _ex_sizes[-1]) == (146_000, 7_000), (
+    f"exercise 1 window: {sum(_ex_sizes):,} holding {_ex_sizes[-1]:,}; expected 146,000 and "
+    "7,000")
+_last = max((k for k, ids in enumerate(_ex_contents, 1) if "turn-3" in ids), default=None)
+assert _last == 13, (
+    f"turn 3's entry was last sent at turn {_last}; ten turns of 400 fit W=4,000, so it "
+    "rides through turn 13 and is evicted at turn 14")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -940,17 +1144,48 @@ assert len(summ.calls) == 1, (
     f"the summarizer ran {len(summ.calls)} times for one overflow: the compaction was written to "
     "a copy of the history (transcript[2:] is a new list), so the transcript never shrank. "
     "Write the summary back into the transcript")
+assert summ.calls == [3_300], (
+    f"the summarizer read {summ.calls}; it must read the 3,300 tokens of history only, not "
+    "the pinned entries")
+assert [e["kind"] for e in t] == ["system", "task", "summary"], (
+    f"after compaction the transcript holds {[e['kind'] for e in t]}; it must be the pinned "
+    "pair plus the one summary (replace the history, do not add to it)")
+_sent = [[e["kind"] for e in first], tokens(first), tokens(second)]
+assert _sent == [["system", "task", "summary"], 2_500, 2_500], (
+    f"sent {_sent}; the compacting call itself already sends the pinned 2,000 + the "
+    "500-token summary, and so does the next")
+
+
+def _compact_once(history, **knobs):
+    counting = cc.CountingSummarizer()
+    log = cc.preamble_entries(2_000) + history
+    sent = assemble_summarize_and_compact(log, cc.Budget(), summarize=counting, **knobs)
+    return counting.calls, [e["id"] for e in sent], [e["id"] for e in log], tokens(log)
+
+
+_at = [cc.step_entry(k, 300) for k in range(1, 11)]                # exactly 3,000
+_calls, _sent_ids, _log_ids, _ = _compact_once(_at, trigger=3_000, target=500)
+assert _calls == [] and _sent_ids == _log_ids == ["system", "task"] + [e["id"] for e in _at], (
+    f"a history of exactly 3,000 tokens is not over a 3,000 trigger: no summary, send it all; "
+    f"got summarizer calls {_calls}, sent {_sent_ids}")
+_calls, _, _, _ = _compact_once([cc.step_entry(k, 300) for k in range(1, 6)], trigger=3_000)
+assert _calls == [], (
+    f"1,500 tokens of history (plus the 2,000 pinned) were summarized ({_calls}); only the "
+    "history counts toward the trigger")
+_calls, _, _, _held = _compact_once([cc.step_entry(k, 300) for k in range(1, 12)], target=700)
+assert _calls == [3_300] and _held == 2_700, (
+    f"target=700 with the default trigger: the summarizer read {_calls} and the transcript "
+    f"holds {_held:,} tokens; expected [3300] and 2,000 + a 700-token summary")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-after_two = record(kinds=[e["kind"] for e in t], calls=summ.calls)
+after_two = record(kinds=[e["kind"] for e in t], calls=summ.calls, first=first, second=second)
 t.append(cc.step_entry(12, 300))
 assemble_summarize_and_compact(t, cc.Budget(), trigger=3_000, target=500, summarize=summ)
 after_twelve = list(summ.calls)
 under = cc.preamble_entries(2_000) + [cc.step_entry(k, 300) for k in range(1, 11)]
 assemble_summarize_and_compact(under, cc.Budget(), trigger=3_000, target=500, summarize=summ)
-rec = record(first=first, second=second, after_two=after_two, after_twelve=after_twelve,
-             after_under=summ.calls)
+rec = record(after_two=after_two, after_twelve=after_twelve, after_under=summ.calls)
 ### JUDGE
 calls = rec["after_two"]["calls"]
 assert len(calls) == 1, (
@@ -961,7 +1196,7 @@ kinds = rec["after_two"]["kinds"]
 assert kinds == ["system", "task", "summary"], (
     f"after compaction the transcript holds {kinds}; it must be the pinned "
     "entries plus the one summary")
-sent = [sum(e["tokens"] for e in rec[k]) for k in ("first", "second")]
+sent = [sum(e["tokens"] for e in rec["after_two"][k]) for k in ("first", "second")]
 assert sent == [2_500, 2_500], f"sent {sent}; pinned 2,000 + a 500-token summary is 2,500"
 assert calls == [3_300], f"the summarizer read {calls}; it should read the 3,300 tokens"
 assert len(rec["after_twelve"]) == 1, (
@@ -989,6 +1224,13 @@ sizes, calls = compaction_run(20)
 assert sum(sizes) + sum(calls) == 75_100, (
     f"loop {sum(sizes):,} + compaction traffic {sum(calls):,} = {sum(sizes) + sum(calls):,}; "
     "expected 71,800 + 3,300 = 75,100")
+assert calls == [3_300] and sizes[11] == 2_500 and sizes[-1] == 4_900, (
+    f"summarizer calls {calls}, turn 12 sent {sizes[11]:,}, turn 20 sent {sizes[-1]:,}; "
+    "expected one compaction of 3,300 at turn 12 sending 2,500, and 4,900 at turn 20")
+_longer = compaction_run(21)[1]
+assert _longer == [3_300, 3_200], (
+    f"a 21-turn run compacts again at turn 21 (the 500-token summary + 9 x 300 = 3,200 > "
+    f"3,000, summary included); got {_longer}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -1015,6 +1257,40 @@ rep = ledger(lambda transcript, budget: list(transcript), preamble=2_000, per_tu
 assert rep.submitted == [2_000], (
     f"turn 1 submitted {rep.submitted}; a turn's prompt holds only what came BEFORE it: its own "
     "300 tokens are appended after the model call")
+_seen, _limits = [], []
+
+
+def _recorder(transcript, budget):
+    _seen.append([e["id"] for e in transcript])
+    _limits.append(budget.context_limit)
+    return list(transcript)
+
+
+_three = ledger(_recorder, preamble=2_000, per_turn=300, turns=3)
+assert _three.submitted == [2_000, 2_300, 2_600], (
+    f"3 turns submitted {_three.submitted}; expected [2000, 2300, 2600]")
+assert _seen == [["system", "task"], ["system", "task", "turn-1"],
+                 ["system", "task", "turn-1", "turn-2"]], (
+    f"assemble saw {_seen}; the transcript starts as the preamble, and turn k's entry is "
+    "appended after turn k's prompt")
+assert (_three.cumulative, _three.held) == (6_900, 2_600), (
+    f"cumulative {_three.cumulative!r}, held {_three.held!r}; expected 6,900 (the sum) and "
+    "2,600 (what the last turn submitted)")
+assert (_three.compaction, _three.binds_at, _three.overflow_at, _three.evictions) == (
+        0, None, None, []), (
+    f"keeping everything: compaction {_three.compaction!r}, binds_at {_three.binds_at!r}, "
+    f"overflow_at {_three.overflow_at!r}, evictions {_three.evictions!r}; expected 0, None, "
+    "None, []")
+assert _limits == [float("inf")] * 3, (
+    f"with limit=None assemble got budgets with context_limit {_limits}; pass cc.Budget()")
+_limits.clear()
+ledger(_recorder, preamble=2_000, per_turn=300, turns=2, limit=9_000)
+assert _limits == [9_000, 9_000], (
+    f"with limit=9000 assemble got context_limit {_limits}; pass Budget(context_limit=limit)")
+_none = ledger(_recorder, preamble=2_000, per_turn=300, turns=0)
+assert (_none.submitted, _none.cumulative, _none.held, _none.binds_at) == ([], 0, 0, None), (
+    f"turns=0 runs no turn: got submitted {_none.submitted}, cumulative {_none.cumulative!r}, "
+    f"held {_none.held!r}, binds_at {_none.binds_at!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -1048,6 +1324,64 @@ from course.worlds import context_cache as cc
 
 rep = ledger(lambda transcript, budget: list(transcript), preamble=2_000, per_turn=300, turns=20)
 assert rep.cumulative == 97_000, f"keep-everything over the session: {rep.cumulative:,} != 97,000"
+
+
+def _log(report):
+    return [(e.turn, e.entry, e.origin, e.tokens) for e in report.evictions]
+
+
+def _last_two(transcript, budget):          # the pinned pair and the two newest entries
+    return transcript[:2] + transcript[2:][-2:]
+
+
+def _forget(transcript, budget):            # deletes the oldest turn from the transcript
+    if len(transcript) > 4:
+        del transcript[2]
+    return list(transcript)
+
+
+_want = [(4, "turn-1", 1, 100), (5, "turn-2", 2, 100)]
+_two = ledger(_last_two, preamble=1_000, per_turn=100, turns=5)
+assert _two.submitted == [1_000, 1_100, 1_200, 1_200, 1_200] and _log(_two) == _want, (
+    f"keeping the two newest turns: submitted {_two.submitted}, log {_log(_two)}; expected "
+    f"1000, 1100, 1200 x 3 and {_want}: Eviction(turn it left, id, turn appended, size), once")
+assert _two.binds_at == 4, f"binds_at {_two.binds_at!r}: turn-1 is first missing at turn 4"
+_gone = ledger(_forget, preamble=1_000, per_turn=100, turns=5)
+assert _log(_gone) == _want, (
+    f"a policy that deletes entries from the transcript evicts them too: expected {_want}, got "
+    f"{_log(_gone)}; compare each context with every entry ever appended")
+_nosys = ledger(lambda transcript, budget: transcript[1:], preamble=1_000, per_turn=100,
+                turns=2)
+assert _log(_nosys) == [(1, "system", 0, 750)] and _nosys.binds_at == 1, (
+    f"a policy that drops the system prompt: log {_log(_nosys)}, binds_at {_nosys.binds_at!r}; "
+    "the preamble entries are appended entries too: expected [(1, 'system', 0, 750)] and 1")
+_made = {}
+
+
+def _fold(transcript, budget):     # turns 1-3 folded into one summary, made once, dropped later
+    history = transcript[2:]
+    if len(history) >= 6:
+        return transcript[:2] + history[-1:]
+    if len(history) >= 3:
+        _made.setdefault("summary", cc.summarize(history[:3], 50))
+        return transcript[:2] + [_made["summary"]] + history[3:]
+    return list(transcript)
+
+
+_f = ledger(_fold, preamble=1_000, per_turn=100, turns=7)
+assert _f.submitted == [1_000, 1_100, 1_200, 1_050, 1_150, 1_250, 1_100], (
+    f"the folding policy submitted {_f.submitted}")
+assert (_f.compaction, _f.total) == (300, 8_150), (
+    f"compaction {_f.compaction!r}, total {_f.total!r}: one summary of 3 x 100 appears at turns "
+    "4-6; count its input_tokens (300) once, the first time, not its 50 output tokens")
+assert _f.held == 1_100 and _f.binds_at == 4, (
+    f"held {_f.held!r}, binds_at {_f.binds_at!r}; expected 1,100 (turn 7's context, not the "
+    "largest one) and 4")
+_fwant = [(4, "turn-1", 1, 100), (4, "turn-2", 2, 100), (4, "turn-3", 3, 100),
+          (7, "turn-4", 4, 100), (7, "turn-5", 5, 100)]
+assert _log(_f) == _fwant, (
+    f"log {_log(_f)}; expected {_fwant}: in appended order within a turn, and the summary, "
+    "which was never appended, is not logged when it goes at turn 7")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -1141,6 +1475,77 @@ rep = ledger(lambda transcript, budget: list(transcript), preamble=2_000, per_tu
 assert rep.cumulative == 417_000, (
     f"a 20,000-token result at step 4 rides in prompts 5-20: expected 97,000 + 16 x 20,000 = "
     f"417,000, got {rep.cumulative:,}")
+
+
+def _everything(transcript, budget):
+    return list(transcript)
+
+
+def _run(policy=_everything, **knobs):
+    session = dict(preamble=1_000, per_turn=100, turns=4, spikes={2: 5_000})
+    session.update(knobs)
+    return ledger(policy, **session)
+
+
+_spikes = {2: 5_000}
+_raw = _run(spikes=_spikes)
+assert _raw.submitted == [1_000, 1_100, 6_200, 6_300], (
+    f"a 5,000 spike appended at turn 2 first rides in turn 3: got {_raw.submitted}")
+assert _spikes == {2: 5_000}, f"ledger changed the caller's spikes to {_spikes}"
+_order = []
+_run(lambda t, b: _order.append([e["id"] for e in t]) or list(t), turns=3)
+assert _order[-1] == ["system", "task", "turn-1", "turn-2", "output-2"], (
+    f"turn 3's assemble saw {_order[-1]}; append the step entry first, then the spike")
+assert _run(cap=2_000, cap_in="tool").submitted == [1_000, 1_100, 3_200, 3_300], (
+    f"cap_in='tool': the tool returns 2,000 of the 5,000, so turns 3-4 send 3,200 and 3,300; "
+    f"got {_run(cap=2_000, cap_in='tool').submitted}")
+assert _run(cap=2_000, cap_in="assemble").submitted == [1_000, 1_100, 6_200, 3_300], (
+    f"cap_in='assemble': the first prompt carrying the spike pays it whole (6,200), later ones "
+    f"2,000 (3,300); got {_run(cap=2_000, cap_in='assemble').submitted}")
+assert _run(spikes={1: 500}, cap=2_000, turns=2).submitted == [1_000, 1_600], (
+    "a 500-token spike under a 2,000 cap keeps its 500 tokens: min(size, cap), not cap")
+for _where, _cap_sizes in (("tool", [1_000, 1_500, 1_800]), ("assemble", [1_000, 2_300, 1_800])):
+    _cap_sent = _run(per_turn=300, turns=3, spikes={1: 1_000}, cap=200, cap_in=_where).submitted
+    assert _cap_sent == _cap_sizes, (
+        f"cap=200, cap_in={_where!r}, 300-token steps, a 1,000 spike: expected {_cap_sizes}, got "
+        f"{_cap_sent}; the cap applies to spikes only, never to step entries")
+_trim = _run(lambda t, b: t[:2] + t[2:][-2:], turns=6, cap=2_000, cap_in="assemble")
+_twant = [(3, "turn-1", 1, 100), (4, "turn-2", 2, 100), (5, "output-2", 2, 2_000),
+          (6, "turn-3", 3, 100)]
+assert [(e.turn, e.entry, e.origin, e.tokens) for e in _trim.evictions] == _twant, (
+    f"a spike trimmed by cap_in='assemble' is logged at its trimmed size when it goes: "
+    f"expected {_twant}, got {[(e.turn, e.entry, e.origin, e.tokens) for e in _trim.evictions]}")
+_skip = _run(lambda t, b: [e for e in t if e["kind"] != "tool_output"], turns=3, cap=2_000,
+             cap_in="assemble")
+assert [(e.turn, e.entry, e.tokens) for e in _skip.evictions] == [(3, "output-2", 5_000)], (
+    "a policy that never carries the spike never trims it: expected [(3, 'output-2', 5000)], "
+    f"got {[(e.turn, e.entry, e.tokens) for e in _skip.evictions]}")
+_full = ledger(_everything, preamble=2_000, per_turn=300, turns=10, limit=2_600)
+assert (_full.overflow_at, _full.submitted, _full.held) == (4, [2_000, 2_300, 2_600], 2_600), (
+    f"limit 2,600: turn 3 sends exactly 2,600 (it fits), turn 4 would send 2,900: expected "
+    f"overflow_at 4, submitted [2000, 2300, 2600], held 2600; got {_full.overflow_at!r}, "
+    f"{_full.submitted}, {_full.held!r}. The overflow turn is not in submitted")
+
+
+def _refuse(transcript, budget):
+    if len(transcript) > 3:
+        raise cc.ContextOverflow("refused")
+    return list(transcript)
+
+
+try:
+    _ref = ledger(_refuse, preamble=2_000, per_turn=300, turns=5)
+    _refused = (_ref.overflow_at, _ref.submitted)
+except cc.ContextOverflow:
+    _refused = "ContextOverflow escaped from ledger"
+assert _refused == (3, [2_000, 2_300]), (
+    f"an assemble that raises ContextOverflow at turn 3 makes turn 3 the overflow turn: "
+    f"expected (3, [2000, 2300]), got {_refused}")
+_first = ledger(_everything, preamble=5_000, per_turn=300, turns=3, limit=4_000)
+assert (_first.overflow_at, _first.submitted, _first.cumulative, _first.held) == (1, [], 0, 0), (
+    f"a 5,000 preamble against 4,000 overflows at turn 1 with nothing sent: got overflow_at "
+    f"{_first.overflow_at!r}, submitted {_first.submitted}, cumulative {_first.cumulative!r}, "
+    f"held {_first.held!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -1400,10 +1805,11 @@ def with_request_key(tool, *, table):
 
     Returns call(entry): entry is the transcript's tool-call entry, with "input" (the
     tool's keyword arguments) and "request_key" (minted when the call was issued). If
-    the key is in ``table``, return the stored result without calling the tool;
-    otherwise call it, store the result under the key, and return it. An entry with no
-    "request_key" raises KeyError without calling the tool: a write without a key
-    cannot be deduplicated.
+    the key is in ``table`` (whatever was stored, None included), return the stored result
+    without calling the tool; otherwise call it, store the result in ``table`` under the
+    key, and return it. Two calls with the same arguments but different keys are two
+    writes. An entry with no "request_key" raises KeyError without calling the tool: a
+    write without a key cannot be deduplicated.
     """
     ### BEGIN SOLUTION
     def call(entry):
@@ -1468,6 +1874,24 @@ from course.worlds import context_cache as cc
 assert not retry_allowed(cc.TIMEOUT, idempotent=False), (
     "a timeout on a non-idempotent call must not be retried: the write may already have "
     "committed, and a retry would commit it twice")
+_expected = {(cc.OK, False): False, (cc.OK, True): False,
+             (cc.ERROR_AS_DATA, False): False, (cc.ERROR_AS_DATA, True): False,
+             (cc.CRASHED_MID_WRITE, False): False, (cc.CRASHED_MID_WRITE, True): True,
+             (cc.TIMEOUT, False): False, (cc.TIMEOUT, True): True}
+for (_state, _idem), _want in _expected.items():
+    _got = retry_allowed(_state, idempotent=_idem)
+    assert _got is _want, (
+        f"retry_allowed({_state!r}, idempotent={_idem}) returned {_got!r}, expected {_want}: "
+        "ok and error-as-data never; timeout and crashed-mid-write only if idempotent")
+for _state in (cc.ISSUED, cc.RUNNING, "finished"):
+    try:
+        _said = repr(retry_allowed(_state, idempotent=True))
+    except ValueError:
+        _said = "ValueError"
+    except Exception as _exc:  # noqa: BLE001
+        _said = type(_exc).__name__
+    assert _said == "ValueError", (
+        f"retry_allowed({_state!r}) gave {_said}; a state that is not terminal raises ValueError")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -1530,6 +1954,39 @@ again = link(transcript[-1])
 assert len(book.rows) == 1, (
     f"the replayed call made {len(book.rows)} invoices; deduplicate on the transcript entry's "
     "request_key so a retried write commits once")
+assert again == book.rows[0], (
+    f"the replay returned {again!r}; return the result stored for the key: {book.rows[0]!r}")
+assert table == {entry["request_key"]: book.rows[0]}, (
+    f"table holds {table!r}; store each result in the given table under its request_key")
+_fresh = with_request_key(book.post_invoice, table=table)       # a new process, same table
+assert _fresh(dict(entry)) == book.rows[0] and len(book.rows) == 1, (
+    "a new wrapper over the same table must answer the committed key without writing: keep "
+    "the results in ``table``, not in a dict of the wrapper's own")
+_book, _table, _issued = cc.InvoiceBook(), {}, []
+_args = {"customer_id": "c-17", "amount_cents": 12_900}
+_write = with_request_key(_book.post_invoice, table=_table)
+_results = [_write(cc.issue_call(_issued, "post_invoice", _args, rng=random.Random(n)))
+            for n in (1, 2)]
+assert len(_book.rows) == 2 and _results == _book.rows, (
+    f"two calls (two keys) with the same arguments are two invoices: got {len(_book.rows)} "
+    f"invoices, returned {_results!r}; deduplicate on the key, not on the arguments, and return "
+    "the tool's result")
+try:
+    _write({"input": {"customer_id": "c-19", "amount_cents": 100}})
+    _keyless = "no error"
+except KeyError:
+    _keyless = "KeyError"
+assert _keyless == "KeyError" and len(_book.rows) == 2, (
+    f"an entry with no request_key gave {_keyless} and left {len(_book.rows)} invoices (2 "
+    "before); raise KeyError before calling the tool")
+_notes = []
+_quiet = with_request_key(lambda **kw: _notes.append(kw), table={})   # returns None
+_once = {"input": {"text": "hi"}, "request_key": "rk-quiet"}
+_quiet(_once)
+_quiet(_once)
+assert len(_notes) == 1, (
+    f"a tool whose result is None ran {len(_notes)} times for one key; test 'key in table', "
+    "not the stored value")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 

@@ -52,6 +52,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.errors import GraphRecursionError
 from langgraph.graph import END, START, MessagesState, StateGraph, add_messages
+from langgraph.managed import RemainingSteps
 from langgraph.prebuilt import ToolNode
 from langgraph.types import RetryPolicy
 
@@ -140,14 +141,17 @@ print("lookups:", shop.lookups, "| refunds:", shop.refunds)
 #   messages and returns `{"messages": [reply]}`; `"tools"` and `"approved_tools"` are both
 #   `ToolNode(tools)`. After `agent`: `END` when the last message has no `tool_calls`,
 #   `"approved_tools"` when any of its calls names a tool in `approve`, else `"tools"`.
-#   Both tool nodes lead back to `agent`. Compile with `checkpointer=checkpointer` and
-#   `interrupt_before=["approved_tools"]`.
+#   So a turn that asks for a read and a write together pauses as a whole: none of its
+#   calls runs before approval. Both tool nodes lead back to `agent`. Compile with
+#   `checkpointer=checkpointer` and `interrupt_before=["approved_tools"]`.
 # * `run_or_resume(app, goal, *, thread_id)` uses the config
 #   `{"configurable": {"thread_id": thread_id}}`. If the thread has a step pending, it
 #   continues it with `app.invoke(None, config)`; otherwise it starts it with
-#   `{"messages": [HumanMessage(goal)]}`. It returns `None` when the thread is left paused
-#   (a step still pending after the call), else the text of the last message as a `str`
-#   (`str(msg.text)`). Errors from the run (a dead connection) propagate unchanged.
+#   `{"messages": [HumanMessage(goal)]}`. Any pending step counts: the `agent` step a
+#   crash left behind or the `approved_tools` step of a pause. A finished thread has no
+#   step pending, so a new goal on it starts a new turn on the same history. It returns
+#   `None` when the thread is left paused (a step still pending after the call), else the
+#   text of the last message as a `str` (`str(msg.text)`). Errors from the run (a dead connection) propagate unchanged.
 # * Resuming a paused approval **is** the approval: the next `run_or_resume` on that
 #   thread runs the write, once.
 
@@ -224,6 +228,15 @@ shop, api, out = crash_and_resume()
 assert shop.lookups == ["A-1042"], (
     f"lookup ran {len(shop.lookups)} times across the crash; resume with app.invoke(None, "
     "config), not the goal again")
+assert shop.refunds == [("A-1042", 49.0)], (
+    f"refunds after the resume: {shop.refunds}; the resumed run must refund once")
+assert type(out) is str and out == graphs.ANSWER, (
+    f"the resumed run returned {out!r} ({type(out).__name__}); expected the final answer "
+    "as a str, str(msg.text) of the last message")
+offered = [t.get("name") for t in api.requests[0].get("tools", [])]
+assert offered == ["lookup_order", "refund_order"], (
+    f"the model was offered the tools {offered}; the agent node must call the model "
+    "bound with llm.bind_tools(tools)")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -244,7 +257,8 @@ def first_run():
 
 
 rec = record(died=first_run(), lookups=shop.lookups, refunds=shop.refunds, out=out,
-             out_type=type(out).__name__, requests=[r["messages"] for r in api.requests])
+             out_type=type(out).__name__, requests=[r["messages"] for r in api.requests],
+             offered=[[t.get("name") for t in r.get("tools", [])] for r in api.requests])
 ### JUDGE
 from course.worlds import graphs
 
@@ -268,28 +282,55 @@ roles = [m["role"] for m in reqs[2]]
 assert roles == ["user", "assistant", "user"], (
     f"the resumed request has roles {roles}; the checkpoint's history "
     "(goal, tool call, tool result) must be sent unchanged")
+assert all(names == ["lookup_order", "refund_order"] for names in rec["offered"]), (
+    f"tools offered per request: {rec['offered']}; bind the tools to the model")
 ### END HIDDEN TESTS
 
 # %% id="approval_before_write" kind="tests" points=2
 from langgraph.checkpoint.memory import InMemorySaver
 
-shop, api = graphs.Shop(), FakeAPI(graphs.RefundModel())
-with api.serve() as url:
-    app = build_graph(graphs.chat_model(url), shop.tools(), checkpointer=InMemorySaver(),
-                      approve=("refund_order",))
-    paused = run_or_resume(app, graphs.GOAL, thread_id="t-2")
-    refunds_while_paused = list(shop.refunds)
-    done = run_or_resume(app, graphs.GOAL, thread_id="t-2")
+
+def approval_run(approve, *, together=False):
+    # start (it pauses), what ran while paused, approve (resume), then a new goal
+    shop, api = graphs.Shop(), FakeAPI(graphs.RefundModel(together=together))
+    with api.serve() as url:
+        app = build_graph(graphs.chat_model(url), shop.tools(), checkpointer=InMemorySaver(),
+                          approve=approve)
+        paused = run_or_resume(app, graphs.GOAL, thread_id="t-2")
+        while_paused = {"lookups": list(shop.lookups), "refunds": list(shop.refunds)}
+        done = run_or_resume(app, graphs.GOAL, thread_id="t-2")
+        again = run_or_resume(app, "It is broken again. Please refund it.", thread_id="t-2")
+    return shop, api, paused, while_paused, done, again
+
+
+shop, api, paused, while_paused, done, again = approval_run(("refund_order",))
+refunds_while_paused = while_paused["refunds"]
 assert refunds_while_paused == [], (
     f"the refund ran before approval ({refunds_while_paused}); interrupt BEFORE the tool "
     "node that runs a write")
+assert paused is None, f"a thread paused at approval must return None; got {paused!r}"
 assert shop.refunds == [("A-1042", 49.0)], (
     f"after approval the refunds are {shop.refunds}; the write must run exactly once")
+assert done == graphs.ANSWER, (
+    f"resuming the paused thread returned {done!r}; continue the pending step with "
+    "app.invoke(None, config) and return the answer")
+assert again is None and shop.lookups == ["A-1042", "A-1042"], (
+    f"a new goal on the finished thread returned {again!r} (lookups {shop.lookups}); a "
+    "finished thread has no step pending (.next is empty): start a new turn with the goal")
+mixed = {}
+for approve in (("refund_order",), ("lookup_order",)):
+    _shop, _api, mixed_paused, mixed_while, _done, _again = approval_run(approve, together=True)
+    mixed[approve[0]] = {"paused": mixed_paused, "while_paused": mixed_while}
+    assert mixed_paused is None and mixed_while == {"lookups": [], "refunds": []}, (
+        f"one turn called lookup_order and refund_order, approve={approve}: it returned "
+        f"{mixed_paused!r} and ran {mixed_while} before approval; pause when ANY call of "
+        "the turn is in approve, not only the first, the last or all of them")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
 rec = record(paused=paused, while_paused=refunds_while_paused, refunds=shop.refunds,
-             lookups=shop.lookups, done=done, n_requests=len(api.requests))
+             lookups=shop.lookups, done=done, n_requests=len(api.requests), again=again,
+             mixed=mixed)
 ### JUDGE
 from course.worlds import graphs
 
@@ -301,11 +342,19 @@ refunds = [tuple(r) for r in rec["refunds"]]
 assert refunds == [("A-1042", 49.0)], (
     f"after approval the refunds are {refunds}; the write must run exactly once")
 assert rec["paused"] is None, f"a paused thread must return None, got {rec['paused']!r}"
-assert rec["lookups"] == ["A-1042"], (
-    f"lookups {rec['lookups']}: a read tool outside `approve` runs without a pause, once")
+assert rec["lookups"] == ["A-1042", "A-1042"], (
+    f"lookups {rec['lookups']}: a read tool outside `approve` runs without a pause, once "
+    "per goal (the first goal and the new one)")
 assert rec["done"] == graphs.ANSWER, (
     f"after approval the run must finish with the answer; got {rec['done']!r}")
-assert rec["n_requests"] == 3, f"{rec['n_requests']} model calls; lookup, refund, answer is 3"
+assert rec["n_requests"] == 5, (
+    f"{rec['n_requests']} model calls; lookup, refund, answer, then lookup and refund for "
+    "the new goal is 5")
+assert rec["again"] is None, "a new goal on a finished thread starts a new turn (it pauses)"
+for name, got in rec["mixed"].items():
+    ran = got["while_paused"]
+    assert got["paused"] is None and ran["lookups"] == [] and ran["refunds"] == [], (
+        f"a turn with a read and a write (approve {name}) ran {ran} before approval")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -407,12 +456,22 @@ ok = message([text("fine")])
 made = attempts([Reply.error(429, retry_after=1), Reply.error(429, retry_after=1), ok])
 assert made == (3, "fine"), (
     f"two 429s then a reply gave {made}; a 429 is rate limiting: retry it (expected 3 calls)")
+five_xx = attempts([Reply.error(500), Reply.error(529), ok])
+assert five_xx == (3, "fine"), (
+    f"a 500, a 529, then a reply gave {five_xx}; every status of 500 or above is retried "
+    "(>= 500, not > 500, not a short list)")
+dropped = attempts([Reply.dropped(), ok])
+assert dropped == (2, "fine"), (
+    f"a dropped connection then a reply gave {dropped}; anthropic.APIConnectionError "
+    "(a drop or a timeout) is retried")
+value_error = should_retry(ValueError("bad"))
+assert value_error is False, (
+    f"should_retry(ValueError()) returned {value_error!r}; an error that is not an API "
+    "error gives False (the bool, not None)")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
-rec = record(two_429=made,
-             five_xx=attempts([Reply.error(500), Reply.error(529), ok]),
-             dropped=attempts([Reply.dropped(), ok]),
+rec = record(two_429=made, five_xx=five_xx, dropped=dropped,
              value_error=outcome(should_retry, ValueError("bad")))
 ### JUDGE
 made = rec["two_429"]
@@ -433,13 +492,19 @@ made = attempts([Reply.error(400, "bad request")] * 3 + [ok])
 assert made[0] == 1, (
     f"a 400 was sent {made[0]} times; a 4xx other than 429 fails the same way again: "
     "should_retry must return False")
+statuses = {status: attempts([Reply.error(status)] * 3 + [ok]) for status in (401, 403, 404, 413)}
+for status, got in statuses.items():
+    assert got[0] == 1, (
+        f"a {status} was sent {got[0]} times; only 429 and 5xx are retried, every other "
+        "4xx is not")
+key_error = should_retry(KeyError("x"))
+assert key_error is False, (
+    f"should_retry(KeyError()) returned {key_error!r}; a plain Python error is not worth a "
+    "retry: return False")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
-rec = record(bad_request=made,
-             statuses={status: attempts([Reply.error(status)] * 3 + [ok])
-                       for status in (401, 403, 404, 413)},
-             key_error=outcome(should_retry, KeyError("x")))
+rec = record(bad_request=made, statuses=statuses, key_error=outcome(should_retry, KeyError("x")))
 ### JUDGE
 made = rec["bad_request"]
 assert made[0] == 1, (
@@ -461,8 +526,8 @@ assert got["raised"] is None and got["value"] is False, (
 # with no reducer keeps the last value written, so each model call would *overwrite* the
 # total with its own cost, and the total would never grow.
 #
-# A conditional edge after `agent` reads the total: over the limit it goes to a `halt`
-# node that writes a partial report and ends. A halt is a node, not an exception, so the
+# A conditional edge after `agent` reads the total: at or over the limit it goes to a
+# `halt` node that writes a partial report and ends. A halt is a node, not an exception, so the
 # caller still gets a state back. The edge is the rule from Lab 3: stop **at** the limit
 # (`spent >= limit_usd`), because the next call is billed before anyone can check.
 #
@@ -475,8 +540,10 @@ assert got["raised"] is None and got["value"] is False, (
 #   `spent: Annotated[float, operator.add]`. A run starts with `spent` 0.0 and the
 #   `agent` node returns `{"messages": [reply], "spent": <this call's cost>}`.
 # * `budget_route(state, *, limit_usd)` returns `"halt"` when `state["spent"] >= limit_usd`
-#   (compared as floats, exactly like that); otherwise `"tools"` when the last message has
-#   `tool_calls`, else `END`.
+#   (compared as floats, exactly like that), whatever the last message is; otherwise
+#   `"tools"` when the last message has `tool_calls`, else `END`. The `halt` node of
+#   `graphs.budget_graph` then appends its report, `"stopped: budget of $2.00 reached
+#   (spent $2.00)"` for a $2.00 limit, and the run ends with the whole history kept.
 
 # %% id="budget" kind="solution"
 ### BEGIN SOLUTION
@@ -523,14 +590,22 @@ def stuck_budget_run(limit, per_call):
                              {"recursion_limit": 60})
         except GraphRecursionError:
             raise AssertionError(
-                f"spent never reached ${limit:.2f} in {len(api.requests)} calls of "
-                f"${per_call:.2f}; spent must ADD (operator.add), not overwrite") from None
+                f"the run was never halted in {len(api.requests)} calls of ${per_call:.2f} "
+                f"against ${limit:.2f}; spent must ADD (operator.add), not overwrite, and "
+                "budget_route must return 'halt' at the limit") from None
     return out, len(api.requests)
 
 
 out, calls = stuck_budget_run(2.00, 0.50)
 assert out["spent"] == 0.50 * calls, (
     f"after {calls} calls of $0.50 spent is {out['spent']}; the reducer must add the deltas")
+report = str(out["messages"][-1].text)
+assert report.startswith("stopped: budget of $2.00 reached"), (
+    f"the run ended with {report!r}; at the limit budget_route must send it to the halt node")
+kept = len(out["messages"])
+assert kept == 2 * calls + 1 and str(out["messages"][0].text) == "q", (
+    f"{kept} messages in the final state after {calls} calls (expected {2 * calls + 1}: the "
+    "question, each reply and tool result, the report); messages needs add_messages")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -540,7 +615,7 @@ def observed(limit, per_call):
     return {"spent": out["spent"], "calls": calls, "last": str(out["messages"][-1].text)}
 
 
-rec = record(first={"spent": out["spent"], "calls": calls},
+rec = record(first={"spent": out["spent"], "calls": calls, "kept": kept, "report": report},
              quarter=outcome(observed, 1.00, 0.25))
 ### JUDGE
 first = rec["first"]
@@ -554,6 +629,9 @@ assert got["spent"] == 0.25 * got["calls"] and got["spent"] >= 1.0, (
     f"$0.25 a call gave spent {got['spent']} after {got['calls']} calls; the total must be "
     "the sum")
 assert str(got["last"]).startswith("stopped: budget"), "the halt node's report ends it"
+assert first["kept"] == 2 * first["calls"] + 1, (
+    f"{first['kept']} messages kept after {first['calls']} calls; messages needs add_messages")
+assert first["report"].startswith("stopped: budget"), "the halt node's report ends the run"
 ### END HIDDEN TESTS
 
 # %% id="routes_at_limit" kind="tests" points=2
@@ -562,6 +640,13 @@ answer = AIMessage("done")
 got = budget_route({"messages": [asks], "spent": 2.0}, limit_usd=2.0)
 assert got == "halt", (
     f"spent 2.00 against a 2.00 limit routed to {got!r}; halt AT the limit (spent >= limit)")
+for last, spent, want in ((asks, 1.99, "tools"), (answer, 0.5, END), (answer, 2.5, "halt"),
+                          (asks, 2.5, "halt")):
+    route = budget_route({"messages": [last], "spent": spent}, limit_usd=2.0)
+    assert route == want, (
+        f"spent {spent} of 2.00 with {'a tool call' if last.tool_calls else 'an answer'} "
+        f"last routed to {route!r}, expected {want!r}; check the budget first, then the "
+        "tool calls")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -597,23 +682,25 @@ assert got["raised"] is None and got["value"] == "halt", (
 # LangGraph has a step cap of its own: `recursion_limit` counts **supersteps** (every
 # round of node runs) and raises `GraphRecursionError` when the count is reached. It is
 # often quoted as 25 and called loop protection. Check both claims. First the default in
-# the version this course pins, read through the public API only: a one-node graph that
-# loops on itself without a model runs until the default limit stops it, and
-# `GraphRecursionError` names the limit it hit (this takes a few seconds).
+# the version this course pins, read through the public API only: a state key typed
+# `RemainingSteps` (from `langgraph.managed`) is filled in by LangGraph with the number
+# of supersteps the run has left after the current one. A one-node graph reads it in its
+# first superstep, which is one of the limit's, so the limit is that number plus 1.
 
 # %%
-class Spin(TypedDict):
-    n: int
+class Peek(TypedDict):
+    remaining_steps: RemainingSteps
+    left: int
 
 
-spin = StateGraph(Spin)
-spin.add_node("spin", lambda state: {"n": state["n"] + 1})
-spin.add_edge(START, "spin")
-spin.add_edge("spin", "spin")
-try:
-    spin.compile().invoke({"n": 0})
-except GraphRecursionError as err:
-    default_limit = int(re.search(r"Recursion limit of (\d+)", str(err)).group(1))
+peek = StateGraph(Peek)
+peek.add_node("peek", lambda state: {"left": state["remaining_steps"]})
+peek.set_entry_point("peek")
+peek.set_finish_point("peek")
+peek = peek.compile()
+print("with recursion_limit=25 the first step has",
+      peek.invoke({"left": 0}, {"recursion_limit": 25})["left"], "left")
+default_limit = peek.invoke({"left": 0})["left"] + 1
 print(f"default recursion_limit: {default_limit:,} supersteps, about "
       f"{default_limit // 2:,} model calls of a stuck agent -> tools loop")
 
@@ -697,11 +784,47 @@ def guarded_run(plan, forever, repeat=3):
     return out, api
 
 
+def history(*calls, nudge_after=None):
+    # a history of turns, each one call: (name, args); NUDGE goes after turn nudge_after
+    msgs = [HumanMessage("go")]
+    for i, (name, args) in enumerate(calls):
+        msgs += [AIMessage("", tool_calls=[{"name": name, "args": args, "id": f"c{i}"}]),
+                 ToolMessage("no match", tool_call_id=f"c{i}")]
+        if i == nudge_after:
+            msgs.append(HumanMessage(NUDGE))
+    return {"messages": msgs, "halted": False}
+
+
 out, api = guarded_run(graphs.STUCK_PLAN, True)
 nudged = [i for i, r in enumerate(api.requests) if NUDGE in json.dumps(r["messages"])]
 assert nudged, (
     f"the run ended after {len(api.requests)} model calls and none carried NUDGE; "
     "nudge on the first trip, halt only if it trips again")
+assert (len(api.requests), nudged[0]) == (4, 3), (
+    f"{len(api.requests)} model calls, first nudge in request {nudged[0]}; expected the "
+    "nudge after the 3rd identical call (count >= repeat) and the halt after the 4th")
+assert api.requests[3]["messages"][-1]["role"] == "user", (
+    "the nudge reached the model as an assistant message; add it as HumanMessage(NUDGE)")
+assert out["halted"] is True and str(out["messages"][-1].text) == HALT, (
+    f"after the nudge the next repeat must return AIMessage(HALT) and halted=True; the run "
+    f"ended with halted={out['halted']!r}, last message {str(out['messages'][-1].text)!r}")
+q = ("search_docs", {"q": "refund", "lang": "en"})
+cases = [("two repeats, repeat=3", history(q, q), 3, "go on"),
+         ("two repeats, repeat=2", history(q, q), 2, "nudge"),
+         ("same args in another key order", history(q, ("search_docs", {"lang": "en",
+                                                                        "q": "refund"}), q),
+          3, "nudge"),
+         ("a repeat after the nudge", history(q, q, q, q, nudge_after=2), 3, "halt")]
+kinds = {}
+for what, state, repeat, want in cases:
+    got = loop_guard(state, repeat=repeat)
+    kind = ("go on" if got == {} else "halt" if got.get("halted") is True
+            else "nudge" if [type(m).__name__ for m in got.get("messages", [])]
+            == ["HumanMessage"] and got["messages"][0].content == NUDGE else repr(got))
+    kinds[what] = kind
+    assert kind == want, (
+        f"loop_guard on {what} gave {kind}, expected {want}; identity is name + "
+        "json.dumps(args, sort_keys=True), counted against repeat (>=)")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -709,7 +832,8 @@ halted = out["halted"]
 last = str(out["messages"][-1].text)
 sent = [r["messages"] for r in api.requests]
 out, api = guarded_run(graphs.STUCK_PLAN, True, repeat=2)
-rec = record(requests=sent, halted=halted, last=last, repeat2_calls=len(api.requests))
+rec = record(requests=sent, halted=halted, last=last, repeat2_calls=len(api.requests),
+             kinds=kinds)
 ### JUDGE
 import json
 
@@ -727,6 +851,10 @@ assert len(reqs) == 4 and nudged == [3], (
 assert rec["halted"] is True and rec["last"] == HALT, (
     "after the nudge the next repeat must halt with HALT and halted=True")
 assert rec["repeat2_calls"] == 3, f"repeat=2: {rec['repeat2_calls']} model calls, expected 3"
+assert rec["kinds"] == {"two repeats, repeat=3": "go on", "two repeats, repeat=2": "nudge",
+                        "same args in another key order": "nudge",
+                        "a repeat after the nudge": "halt"}, (
+    f"loop_guard on hand-made histories gave {rec['kinds']}")
 ### END HIDDEN TESTS
 
 # %% id="distinct_calls_pass" kind="tests" points=1
@@ -734,11 +862,19 @@ out, api = guarded_run(graphs.lookup_plan(14), False)
 assert str(out["messages"][-1].text) == "all delivered", (
     f"14 different lookups were stopped after {len(api.requests)} model calls; count "
     "identical calls (name + args), not steps: a long task is not a loop")
+search = ("search_docs", {"q": "refund"})
+changed = history(search, search, search, ("lookup_order", {"order_id": "A-1042"}),
+                  nudge_after=2)
+moved_on = loop_guard(changed, repeat=3)
+assert moved_on == {}, (
+    f"after the nudge the model switched to a new call and loop_guard gave {moved_on!r}; "
+    "only the calls of the LATEST AIMessage are checked against repeat")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import outcome, record
 
 rec = record(last=str(out["messages"][-1].text), halted=out.get("halted"),
-             requests=[r["messages"] for r in api.requests])
+             requests=[r["messages"] for r in api.requests],
+             moved_on=outcome(loop_guard, changed, repeat=3))
 ### JUDGE
 import json
 
@@ -752,6 +888,9 @@ assert len(reqs) == 15 and not rec["halted"], (
     f"the 14-lookup task needs 15 calls; it made {len(reqs)} (halted={rec['halted']!r})")
 assert not any(NUDGE in json.dumps(r) for r in reqs), (
     "a task with no repeated call must never be nudged")
+moved_on = rec["moved_on"]
+assert moved_on["raised"] is None and moved_on["value"] == {}, (
+    f"a new call after the nudge must pass; loop_guard gave {moved_on}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -777,12 +916,14 @@ assert not any(NUDGE in json.dumps(r) for r in reqs), (
 # wires `START -> cache -> (cache_route) -> agent | END`, `agent -> store -> END`.
 #
 # * `cache_lookup(state, *, cache)`: the question is the text of the last message. Call
-#   `cache.get(question, namespace=state["tenant"])`. On a hit (not `None`) return
-#   `{"messages": [AIMessage(hit)], "cache_hit": True}`, else `{"cache_hit": False}`.
+#   `cache.get(question, namespace=state["tenant"])`. On a hit (a string that is not
+#   empty after `.strip()`) return `{"messages": [AIMessage(hit)], "cache_hit": True}`,
+#   else `{"cache_hit": False}`: `None` and an empty answer are both misses.
 # * `cache_route(state)`: `END` when `state["cache_hit"]` is true, else `"agent"`.
 # * `cache_store(state, *, cache)`: store the text of the last `HumanMessage` as the
 #   question and the text of the last message as the answer, with
-#   `cache.put(question, answer, namespace=state["tenant"])`; return `{}`.
+#   `cache.put(question, answer, namespace=state["tenant"])`; return `{}`. An answer that
+#   is empty after `.strip()` (a reply with no text) is not stored at all.
 
 # %% id="cache" kind="solution"
 def cache_lookup(state, *, cache):
@@ -790,7 +931,7 @@ def cache_lookup(state, *, cache):
     ### BEGIN SOLUTION
     question = str(state["messages"][-1].text)
     hit = cache.get(question, namespace=state["tenant"])
-    if hit is None:
+    if hit is None or not hit.strip():
         return {"cache_hit": False}
     return {"messages": [AIMessage(hit)], "cache_hit": True}
     ### END SOLUTION
@@ -807,8 +948,9 @@ def cache_store(state, *, cache):
     """Store the tenant's question and the model's answer; return {}."""
     ### BEGIN SOLUTION
     question = [m for m in state["messages"] if isinstance(m, HumanMessage)][-1]
-    cache.put(str(question.text), str(state["messages"][-1].text),
-              namespace=state["tenant"])
+    answer = str(state["messages"][-1].text)
+    if answer.strip():
+        cache.put(str(question.text), answer, namespace=state["tenant"])
     return {}
     ### END SOLUTION
 
@@ -827,16 +969,38 @@ def ask(cache, tenant, question, replies):
     return str(out["messages"][-1].text), len(api.requests)
 
 
+seats = "What is my plan's seat limit?"
 cache = graphs.ExactCache()
-ask(cache, "acme", "What is my plan's seat limit?", ["Acme: 50 seats."])
-got, calls = ask(cache, "globex", "What is my plan's seat limit?", ["Globex: 12 seats."])
+ask(cache, "acme", seats, ["Acme: 50 seats."])
+got, calls = ask(cache, "globex", seats, ["Globex: 12 seats."])
 assert got == "Globex: 12 seats.", (
     f"globex was answered {got!r}, acme's cached answer; look up and store with "
     "namespace=state['tenant']")
+assert cache.gets == [(seats, "acme"), (seats, "globex")], (
+    f"cache.get calls were {cache.gets}; one per question, with the question's exact text "
+    "and namespace=state['tenant']")
+assert cache.puts == [(seats, "Acme: 50 seats.", "acme"), (seats, "Globex: 12 seats.", "globex")], (
+    f"cache.put calls were {cache.puts}; store the exact question and answer under "
+    "namespace=state['tenant']")
+later = {"messages": [HumanMessage("old q"), AIMessage("old a"), HumanMessage("new q"),
+                      AIMessage("new a")], "tenant": "acme", "cache_hit": False}
+direct = graphs.ExactCache()
+stored = cache_store(later, cache=direct)
+assert stored == {} and direct.puts == [("new q", "new a", "acme")], (
+    f"cache_store on a 2-question history returned {stored!r} and stored {direct.puts}; "
+    "store the LAST HumanMessage with the last message, and return {}")
+blank = graphs.ExactCache()
+for reply in ("", "  \n"):
+    cache_store({"messages": [HumanMessage("q"), AIMessage(reply)], "tenant": "acme",
+                 "cache_hit": False}, cache=blank)
+assert blank.puts == [], (
+    f"an empty answer was stored: {blank.puts}; store nothing when the answer's .strip() "
+    "is empty")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-rec = record(got=got, calls=calls, puts=cache.puts, gets=cache.gets)
+rec = record(got=got, calls=calls, puts=cache.puts, gets=cache.gets, direct=direct.puts,
+             blank=blank.puts)
 ### JUDGE
 got = rec["got"]
 assert got == "Globex: 12 seats.", (
@@ -849,6 +1013,9 @@ assert ("What is my plan's seat limit?", "Acme: 50 seats.", "acme") in puts, (
 namespaces = [ns for _q, ns in rec["gets"]]
 assert all(ns in ("acme", "globex") for ns in namespaces), (
     f"lookups used namespaces {namespaces}; always the state's tenant")
+assert [tuple(p) for p in rec["direct"]] == [("new q", "new a", "acme")], (
+    f"on a 2-question history the store was {rec['direct']}; the last question and answer")
+assert rec["blank"] == [], f"empty answers were stored: {rec['blank']}"
 ### END HIDDEN TESTS
 
 # %% id="hit_skips_model" kind="tests" points=1
@@ -857,11 +1024,32 @@ ask(cache, "acme", "How do I rotate an API key?", ["Settings, then Keys, then Ro
 got, calls = ask(cache, "acme", "How do I rotate an API key?", ["a second model answer"])
 assert calls == 0, (
     f"a repeated question made {calls} model call(s); on a hit, cache_route must go to END")
+assert got == "Settings, then Keys, then Rotate.", (
+    f"the hit answered {got!r}; answer with the cached text as AIMessage(hit)")
+direct = graphs.ExactCache()
+direct.put("new q", "the new answer", namespace="acme")
+state = {"messages": [HumanMessage("old q"), AIMessage("old a"), HumanMessage("new q")],
+         "tenant": "acme", "cache_hit": False}
+found = cache_lookup(state, cache=direct)
+assert (found.get("cache_hit"), [type(m).__name__ + ":" + str(m.text)
+                                 for m in found.get("messages", [])]) == (
+        True, ["AIMessage:the new answer"]), (
+    f"cache_lookup on a 2-question history gave {found!r}; the question is the text of the "
+    "LAST message, and a hit adds AIMessage(hit)")
+served = {}
+for empty in ("", "   "):
+    direct.put("new q", empty, namespace="acme")
+    served[empty] = cache_lookup(state, cache=direct)
+    assert served[empty] == {"cache_hit": False}, (
+        f"a cached {empty!r} gave {served[empty]!r}; an empty answer is a miss: "
+        "{'cache_hit': False}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
 rec = record(hit=[got, calls], new=ask(cache, "acme", "How do I delete a user?",
-                                       ["Admin, then Users."]))
+                                       ["Admin, then Users."]),
+             found=[found.get("cache_hit"), [str(m.text) for m in found.get("messages", [])]],
+             served=list(served.values()))
 ### JUDGE
 got, calls = rec["hit"]
 assert calls == 0, (
@@ -870,6 +1058,10 @@ assert got == "Settings, then Keys, then Rotate.", (
     f"the hit must answer the cached text; got {got!r}")
 got, calls = rec["new"]
 assert (got, calls) == ("Admin, then Users.", 1), f"a new question must miss: {got!r}, {calls}"
+assert rec["found"] == [True, ["the new answer"]], (
+    f"the lookup on a 2-question history gave {rec['found']}; the question is the last message")
+assert rec["served"] == [{"cache_hit": False}] * 2, (
+    f"cached empty answers gave {rec['served']}; both are misses")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -907,6 +1099,7 @@ assert (got, calls) == ("Admin, then Users.", 1), f"a new question must miss: {g
 #   `state -> {"messages": [...]}` that runs `ToolNode(tools)` on the state, then, for
 #   every `ToolMessage` whose `name` is not `"read_artifact"` and whose content is longer
 #   than `threshold` characters, writes the content to a new file directly inside `root`
+#   (a new name each time: two results never share a file, even from the same tool)
 #   and replaces the content with a pointer of at most `threshold` characters that holds
 #   the file's path exactly as `os.path.join(root, filename)` gives it and the word
 #   `read_artifact`; the rest of the pointer's wording is yours. A content that is not a
@@ -953,10 +1146,10 @@ def offloading_tools(tools, *, root, threshold=2000):
             path = tempfile.mkstemp(prefix=f"{m.name}-", suffix=".txt", dir=root)[1]
             with open(path, "w", encoding="utf-8") as f:
                 f.write(content)
-            first = content.splitlines()[0][:200]
-            m.content = (f"[{m.name} returned {len(content)} characters, saved to {path}. "
-                         f"First line: {first!r}. Use read_artifact(path, offset, limit) "
-                         "to read a window.]")
+            head = (f"[{m.name} returned {len(content)} characters, saved to {path}. "
+                    "Read a window with read_artifact(path, offset, limit). First line: ")
+            first = content.splitlines()[0][:max(0, min(200, threshold - len(head) - 1))]
+            m.content = head + first + "]"
         return out
 
     return node
@@ -996,20 +1189,29 @@ def offload_run(plan, tools, root, threshold=2000):
              for b in m["content"] if b.get("type") == "tool_result"]][-len(plan):]
 
 
+def saved_files(root):
+    paths = sorted(os.path.join(root, f) for f in os.listdir(root))
+    return paths, [open(p, encoding="utf-8").read() for p in paths]
+
+
 root = tempfile.mkdtemp()
-sent = offload_run([("big_report", {"order_id": "A-1042"})], [graphs.big_report], root)
+sent = offload_run([("big_report", {"order_id": "A-1042"}), ("big_report", {"order_id": "A-2001"})],
+                   [graphs.big_report], root)
 full = graphs.big_report("A-1042")
-saved = [open(os.path.join(root, f), encoding="utf-8").read() for f in os.listdir(root)]
+paths, saved = saved_files(root)
 assert full in saved and len(str(sent[0]["content"])) <= 2000, (
     f"a {len(full)}-char result reached the model as {len(str(sent[0]['content']))} chars; "
     "offload EVERY tool's long result in the node")
 pointer = str(sent[0]["content"])
-paths = [os.path.join(root, f) for f in os.listdir(root)]
 assert "read_artifact" in pointer and any(p in pointer for p in paths), (
     f"offload pointer must name the saved file's path {paths} and read_artifact; "
     f"got {pointer!r}")
-### BEGIN HIDDEN TESTS
-from course.observe import record
+second = graphs.big_report("A-2001")
+assert len(saved) == 2 and second in saved, (
+    f"two long results of one tool left {len(saved)} file(s) in root; write each result to a "
+    "NEW file (a new name each time), or the second overwrites the first")
+assert paths[saved.index(second)] in str(sent[1]["content"]), (
+    "the second pointer must name the file that holds the second result")
 
 
 def audit_log(day: str) -> str:
@@ -1022,12 +1224,34 @@ def small(day: str) -> str:
     return "x" * 2000
 
 
-first = {"sent": [str(r["content"]) for r in sent], "saved": saved,
-         "paths": [os.path.join(root, f) for f in os.listdir(root)]}
+def blocks(day: str) -> list:
+    """The day's report as content blocks."""
+    return [{"type": "text", "text": f"{day} block {i}"} for i in range(300)]
+
+
 root = tempfile.mkdtemp()
-later = offload_run([("audit_log", {"day": "Mon"}), ("small", {"day": "Mon"})],
-                    [audit_log, small], root)
-rec = record(first=first, later=[r["content"] for r in later])
+later = offload_run([("audit_log", {"day": "Mon"}), ("small", {"day": "Mon"}),
+                     ("blocks", {"day": "Mon"})], [audit_log, small, blocks], root)
+later_saved = saved_files(root)[1]
+assert len(str(later[0]["content"])) <= 2000 and audit_log("Mon") in later_saved, (
+    "a tool the node was never told about (audit_log) must be offloaded too")
+assert later[1]["content"] == "x" * 2000, (
+    f"a result of exactly threshold (2000) chars came back as {str(later[1]['content'])[:60]!r};"
+    " only LONGER than threshold is offloaded (>, not >=)")
+assert len(str(later[2]["content"])) <= 2000 and str(blocks("Mon")) in later_saved, (
+    f"a list-of-blocks result of {len(str(blocks('Mon')))} chars as str() reached the model as "
+    f"{len(str(later[2]['content']))} chars; measure and save str(content) when it is not a str")
+root = tempfile.mkdtemp()
+low = offload_run([("small", {"day": "Mon"})], [small], root, threshold=500)
+assert len(str(low[0]["content"])) <= 500 and "x" * 2000 in saved_files(root)[1], (
+    f"with threshold=500 a 2000-char result reached the model as {len(str(low[0]['content']))} "
+    "chars; use the threshold argument, and keep the pointer within it")
+### BEGIN HIDDEN TESTS
+from course.observe import record
+
+first = {"sent": [str(r["content"]) for r in sent], "saved": saved, "paths": paths}
+rec = record(first=first, later=[r["content"] for r in later], later_saved=later_saved,
+             low=str(low[0]["content"]), low_saved=saved_files(root)[1])
 ### JUDGE
 from course.worlds import graphs
 
@@ -1038,9 +1262,17 @@ assert full in rec["first"]["saved"] and len(pointer) <= 2000, (
     "offload EVERY tool's long result in the node")
 assert "read_artifact" in pointer and any(p in pointer for p in rec["first"]["paths"]), (
     "the pointer must name the saved file's path and read_artifact")
+saved = rec["first"]["saved"]
+assert len(saved) == 2 and graphs.big_report("A-2001") in saved, (
+    f"two long results of one tool left {len(saved)} file(s); each needs a new file")
 later = rec["later"]
 assert len(str(later[0])) <= 2000, "a tool added later must be offloaded too"
 assert later[1] == "x" * 2000, "a result of exactly threshold chars passes unchanged"
+blocks = [{"type": "text", "text": f"Mon block {i}"} for i in range(300)]
+assert len(str(later[2])) <= 2000 and str(blocks) in rec["later_saved"], (
+    "a list-of-blocks result must be measured and saved as str(content)")
+assert len(rec["low"]) <= 500 and "x" * 2000 in rec["low_saved"], (
+    f"threshold=500: the pointer was {len(rec['low'])} chars; honour the threshold argument")
 ### END HIDDEN TESTS
 
 # %% id="containment_through_node" kind="tests" points=2
@@ -1072,29 +1304,50 @@ assert all(str(r["content"]).startswith("Error:") for r in refusals), (
 assert window.startswith("line 10\nline 11\n") and window.endswith("\nline 409"), (
     "read_artifact window must be lines offset..offset+limit (offset 10, limit 400 is "
     f"line 10 to line 409); got {window[:30]!r} ... {window[-30:]!r}")
-for bad in ("missing.txt",):
+
+
+def read(path, **args):
     try:
-        got = reader(bad)
+        return reader(path, **args)
     except Exception as exc:  # noqa: BLE001 - the raise is the bug being reported
-        got = exc
+        return exc
+
+
+os.symlink(root + "-evil/secret.txt", os.path.join(root, "link.txt"))
+for bad, why in (("missing.txt", "a missing file"), (".", "a folder (root itself)"),
+                 ("link.txt", "a symlink inside root that points outside it")):
+    got = read(bad)
     assert isinstance(got, str) and got.startswith("Error:"), (
-        f"read_artifact of a missing file must return an 'Error:' string; got {got!r}")
-for bad in ({"offset": -5}, {"offset": 1.5}, {"limit": True}):
-    try:
-        got = reader("log.txt", **bad)
-    except Exception as exc:  # noqa: BLE001 - the raise is the bug being reported
-        got = exc
+        f"read_artifact of {why} must return an 'Error:' string; got {got!r} (realpath "
+        "follows symlinks; catch OSError, not only FileNotFoundError)")
+for bad in ({"offset": -5}, {"offset": 1.5}, {"limit": True}, {"limit": -3},
+            {"offset": True}, {"offset": False}, {"limit": 2.0}, {"limit": "5"}):
+    got = read("log.txt", **bad)
     assert isinstance(got, str) and got.startswith("Error:"), (
-        f"read_artifact with {bad} must return an 'Error:' string; got {got!r}")
+        f"read_artifact with {bad} must return an 'Error:' string; got {str(got)[:60]!r} "
+        "(check both, with type(x) is int: a bool is an int subclass)")
+for path, args, want in ((os.path.join(root, "log.txt"), {"limit": 2}, "line 0\nline 1"),
+                         ("log.txt", {"offset": 5, "limit": 0}, ""),
+                         ("log.txt", {"offset": 2999, "limit": 5}, "line 2999")):
+    got = read(path, **args)
+    assert got == want, (
+        f"read_artifact({path!r}, {args}) gave {str(got)[:60]!r}, expected {want!r}; an "
+        "absolute path inside root is fine, and limit=0 is a valid (empty) window")
+default = read("log.txt")
+assert isinstance(default, str) and default.splitlines() == [f"line {i}" for i in range(200)], (
+    f"read_artifact('log.txt') gave {len(str(default).splitlines())} lines; the defaults are "
+    "offset=0, limit=200")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
-os.symlink(root + "-evil/secret.txt", os.path.join(root, "link.txt"))
 rec = record(refusals=[str(r["content"]) for r in refusals], window=window,
              link=outcome(reader, "link.txt"), missing=outcome(reader, "missing.txt"),
              bad_args=[outcome(reader, "log.txt", **a) for a in
                        ({"offset": -1}, {"limit": -3}, {"offset": 2.0}, {"offset": False})],
-             edge=outcome(reader, "log.txt", offset=2999, limit=5))
+             edge=outcome(reader, "log.txt", offset=2999, limit=5),
+             folder=outcome(reader, root),
+             absolute=outcome(reader, os.path.join(root, "log.txt"), offset=1, limit=1),
+             zero=outcome(reader, "log.txt", limit=0), default=outcome(reader, "log.txt"))
 ### JUDGE
 refusals = rec["refusals"]
 leaked = [r for r in refusals if "s3cr3t" in r]
@@ -1122,6 +1375,16 @@ assert all(b["raised"] is None and str(b["value"]).startswith("Error:") for b in
 edge = rec["edge"]
 assert edge["raised"] is None and edge["value"] == "line 2999", (
     f"read_artifact of the last line (offset 2999 of 3000) must be 'line 2999'; got {edge!r}")
+folder = rec["folder"]
+assert folder["raised"] is None and str(folder["value"]).startswith("Error:"), (
+    f"reading the folder itself must give an Error: string, not a raise; got {folder}")
+assert rec["absolute"] == {"value": "line 1", "raised": None}, (
+    f"an absolute path inside root must be read; got {rec['absolute']}")
+assert rec["zero"]["raised"] is None and rec["zero"]["value"] == "", (
+    f"limit=0 is a valid empty window; got {rec['zero']}")
+default = rec["default"]
+assert default["raised"] is None and str(default["value"]).splitlines() == [
+    f"line {i}" for i in range(200)], "the default window is offset=0, limit=200"
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -309,6 +309,32 @@ def restless_api() -> FakeAPI:
     return FakeAPI(Scripted(restless_model))
 
 
+PARALLEL_WORDS = "The search found the page."
+
+
+def parallel_model(body: JSON) -> JSON:
+    """Two tool calls in one reply (a search, and a read with a wrong argument name, which
+    raises TypeError), then an answer in two text blocks."""
+    if not any(m.get("role") == "assistant" for m in body["messages"]):
+        return message([text("Two lookups at once."),
+                        tool_use("search_docs", {"query": "timestamp"}),
+                        tool_use("read_file", {"file": "docs/caching.md"})])
+    return message([text(PARALLEL_WORDS), text(CACHE_FACT)])
+
+
+def parallel_api() -> FakeAPI:
+    """A fresh fake API driven by :func:`parallel_model`."""
+    return FakeAPI(Scripted(parallel_model))
+
+
+CUT_WORDS = "The answer was cut"
+
+
+def cut_off_api() -> FakeAPI:
+    """A model whose first reply asks for no tool and stops with ``max_tokens``."""
+    return FakeAPI(Scripted(lambda body: message([text(CUT_WORDS)], stop_reason="max_tokens")))
+
+
 def result_blocks(body: JSON) -> list[JSON]:
     """The tool_result blocks in the last user message of a request body."""
     return tool_results(body, newest_only=True)

@@ -87,11 +87,14 @@ class RefundModel:
 
     It answers the user's *latest* request, as a model does: a request typed again after
     tool results starts the plan over. ``drop_at=k`` cuts the connection on the k-th
-    request (once), which is how a run dies mid-flight here.
+    request (once), which is how a run dies mid-flight here. ``together=True`` asks for
+    the lookup and the refund in one turn (two tool calls, a read and a write), then
+    answers.
     """
 
-    def __init__(self, *, drop_at: int | None = None) -> None:
+    def __init__(self, *, drop_at: int | None = None, together: bool = False) -> None:
         self.drop_at = drop_at
+        self.together = together
         self.calls = 0
 
     def __call__(self, body: JSON) -> Reply | JSON:
@@ -99,6 +102,14 @@ class RefundModel:
         if self.calls == self.drop_at:
             return Reply.dropped()
         done = _results_since_request(body)
+        if self.together:
+            if done:
+                return message([text(ANSWER)])
+            return message([text("Looking it up and refunding it."),
+                            tool_use("lookup_order", {"order_id": "A-1042"},
+                                     id=f"toolu_{self.calls:02d}_lookup"),
+                            tool_use("refund_order", {"order_id": "A-1042", "amount_usd": 49.0},
+                                     id=f"toolu_{self.calls:02d}_refund")])
         if done == 0:
             return message([text("Let me look that order up."),
                             tool_use("lookup_order", {"order_id": "A-1042"},
@@ -201,7 +212,8 @@ def budget_graph(llm, tools: Sequence[Any], state_type: type, route: Callable[..
     """agent -> route(state, limit_usd=...) -> tools | halt | END; tools -> agent.
 
     The agent node contributes ``usd_per_call`` to ``spent`` on every model call; the
-    ``halt`` node appends a partial report ("stopped: budget of $X spent") and ends.
+    ``halt`` node appends a partial report, ``"stopped: budget of $2.00 reached (spent
+    $2.00)"`` for a $2.00 limit, and ends.
     """
     from langchain_core.messages import AIMessage
     from langgraph.graph import END, START, StateGraph

@@ -135,6 +135,40 @@ def answered(retry: Retry, wire: Wire, **kwargs: Any) -> Any:
             "it is the service's problem: retry it") from None
 
 
+class Watched:
+    """``call`` wrapped so that every exception it raises is also kept in ``raised``.
+
+    A test passes a ``Watched`` as ``fn`` and then asks whether the error that reached
+    it is the very object ``fn`` raised last (``err is fn.raised[-1]``), not a new one
+    wrapping it and not an earlier one.
+    """
+
+    def __init__(self, call: Callable[[], Any]) -> None:
+        self.call = call
+        self.raised: list[Exception] = []
+
+    def __call__(self) -> Any:
+        try:
+            return self.call()
+        except Exception as exc:
+            self.raised.append(exc)
+            raise
+
+
+def result_or_error(retry: Retry, fn: Callable[[], Any],
+                    **kwargs: Any) -> tuple[Any, Exception | None]:
+    """Run ``retry(fn, **kwargs)``: ``(its result, None)``, or ``(None, the exception)``.
+
+    ``NotImplementedError`` (the untouched stub) and :class:`RunawayRetry` pass through.
+    """
+    try:
+        return retry(fn, **kwargs), None
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - what came out is what the test looks at
+        return None, exc
+
+
 def rate_limited(retry_after: float | None = None, n: int = 0) -> Reply:
     """A 429 (optionally with ``retry-after``); ``n`` numbers its message."""
     return Reply.error(429, f"rate limited #{n}", retry_after=retry_after)

@@ -13,7 +13,7 @@ import anthropic
 
 from ..cassette import Replay, ReplayMiss
 from ..fakes import FakeAPI, Queue, Scripted
-from ..wire import JSON, message, text, tool_use
+from ..wire import JSON, block_text, message, text, tool_use
 from ..wire import tool_results as tool_results  # the graded cells read requests with it
 
 GOAL = "What is the weather in the capital of France?"
@@ -100,15 +100,33 @@ def typo_then_fix() -> FakeAPI:
     return FakeAPI(Scripted(respond))
 
 
-def truncated() -> FakeAPI:
-    """A reply cut off by ``max_tokens``: HTTP 200, stop_reason max_tokens."""
+def two_text_answer() -> FakeAPI:
+    """A model that answers at once in two text blocks (the second starts with a space)."""
+    return FakeAPI(Queue([message([text("Paris is 14C and rainy."),
+                                   text(" Take an umbrella.")])]))
+
+
+def stop_sequence_answer() -> FakeAPI:
+    """An answer that ends at a stop sequence: stop_reason ``stop_sequence``, no tool asked."""
+    reply = message([text("14C and rain in Paris.")], stop_reason="stop_sequence")
+    return FakeAPI(Queue([dict(reply, stop_sequence="END")]))
+
+
+def truncated(in_tool: bool = False) -> FakeAPI:
+    """A reply cut off by ``max_tokens``: HTTP 200, stop_reason max_tokens. With ``in_tool``
+    the cut falls inside a ``tool_use`` block, which comes back incomplete."""
+    if in_tool:
+        cut = [text("Let me look that up."),
+               tool_use("get_weather", {"city": "Par"}, id="toolu_cut_off")]
+        return FakeAPI(Queue([message(cut, stop_reason="max_tokens")]))
     return FakeAPI(Queue([message([text("The weather in Par")], stop_reason="max_tokens")]))
 
 
-def refusal(reason: str = "") -> FakeAPI:
-    """A refusal: stop_reason ``refusal``, with ``reason`` as its one text block, or with no
-    content blocks at all when ``reason`` is empty."""
-    return FakeAPI(Queue([message([text(reason)] if reason else [], stop_reason="refusal")]))
+def refusal(reason: str = "", *more: str) -> FakeAPI:
+    """A refusal: stop_reason ``refusal``, with ``reason`` (and each of ``more``) as its text
+    blocks, or with no content blocks at all when ``reason`` is empty."""
+    blocks = [text(t) for t in (reason, *more) if t]
+    return FakeAPI(Queue([message(blocks, stop_reason="refusal")]))
 
 
 def endless(limit: int = 40) -> FakeAPI:
@@ -135,9 +153,12 @@ def run(agent: Callable[..., Any], goal: str, dispatch: Callable[[str, JSON], An
         why = body.get("error", {}).get("message", str(err))
         raise AssertionError(f"the API rejected model call {len(api.requests)} "
                              f"(HTTP {err.status_code}): {why}") from None
-    except ReplayMiss:
+    except ReplayMiss as miss:
+        lines = str(miss).splitlines()
+        first = lines[1].strip() if len(lines) > 1 else lines[0] if lines else ""
         raise AssertionError(f"model call {len(api.requests)} was not what the recorded "
-                             "conversation expects: check the messages you resend") from None
+                             f"conversation expects: check the messages you resend ({first})"
+                             ) from None
 
 
 # -- shape helpers for reading a request log -------------------------------------------
@@ -147,6 +168,11 @@ def result_messages(body: JSON) -> list[JSON]:
     """The user messages of a request that carry at least one tool_result."""
     return [m for m in body["messages"] if m["role"] == "user" and isinstance(m["content"], list)
             and any(b.get("type") == "tool_result" for b in m["content"])]
+
+
+def result_text(block: JSON) -> str:
+    """The text a tool_result carries: its string content, or its text blocks joined."""
+    return block_text(block.get("content"))
 
 
 def assistant_blocks(body: JSON) -> list[JSON]:

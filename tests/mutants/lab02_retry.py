@@ -66,7 +66,7 @@ MUTANTS = [
         cell="call_with_retry",
         old=CLASSIFIED,
         new="except (anthropic.RateLimitError, anthropic.ServiceUnavailableError,",
-        loses={"transient_errors_back_off"},
+        loses={"transient_errors_back_off", "gives_up_with_last_error"},
     ),
     Mutant(
         name="sleeps_before_giving_up",
@@ -103,7 +103,7 @@ MUTANTS.append(Mutant(
     cell="call_with_retry",
     old="wait = min(base * 2 ** (attempt - 1), cap)",
     new="wait = min(base, cap)",
-    loses={"transient_errors_back_off"},
+    loses={"transient_errors_back_off", "retry_after_honoured"},
 ))
 MUTANTS.append(Mutant(
     name="doubling_one_step_behind",
@@ -112,5 +112,314 @@ MUTANTS.append(Mutant(
     cell="call_with_retry",
     old="wait = min(base * 2 ** (attempt - 1), cap)",
     new="wait = min(base * 2 ** (attempt - 2), cap)",
-    loses={"transient_errors_back_off"},
+    loses={"transient_errors_back_off", "retry_after_honoured"},
 ))
+
+# -- the classification: which errors are retried, which raise after one call -----------------
+
+EXCEPT_CLAUSE = ("except (anthropic.RateLimitError, anthropic.InternalServerError,\n"
+                 "                anthropic.APIConnectionError) as err:")
+RAISE_LAST = "raise  # the last error, untouched; sleeping first would only delay the caller"
+BUDGET = "if attempt >= max_attempts:"
+DOUBLING = "wait = min(base * 2 ** (attempt - 1), cap)"
+HINT_WINS = "wait = hint  # the server knows when its window resets; doubling only guesses"
+ALL = {"jitter_spreads_wakeups", "client_error_not_retried", "retry_after_honoured",
+       "cap_holds", "transient_errors_back_off", "gives_up_with_last_error",
+       "max_attempts_respected"}
+
+
+def _retry_unless(condition: str) -> str:
+    """Catch every API error, then re-raise the ones ``condition`` picks out."""
+    return (f"except anthropic.APIError as err:\n            if {condition}:\n"
+            "                raise")
+
+
+MUTANTS += [
+    Mutant(
+        name="only_400_is_final",
+        bug="only BadRequestError is treated as the caller's bug: a 401, 403, 404, 413 or 422 "
+            "is retried four times, with sleeps",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new=_retry_unless("isinstance(err, anthropic.BadRequestError)"),
+        loses={"client_error_not_retried"},
+    ),
+    Mutant(
+        name="fixed_client_status_list",
+        bug="the client errors are a fixed list (400, 401, 403, 404), so a 413 or a 422 is "
+            "retried",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new=_retry_unless('getattr(err, "status_code", None) in (400, 401, 403, 404)'),
+        loses={"client_error_not_retried"},
+    ),
+    Mutant(
+        name="rate_limit_counted_as_client_error",
+        bug="'status below 500 is the caller's bug' checked before the 429: every rate limit "
+            "reaches the caller after one call",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new=_retry_unless("isinstance(err, anthropic.APIStatusError) and err.status_code < 500"),
+        loses={"jitter_spreads_wakeups", "retry_after_honoured", "transient_errors_back_off",
+               "gives_up_with_last_error"},
+    ),
+    Mutant(
+        name="status_list_misses_529",
+        bug="the transient statuses are the usual HTTP list (429, 500, 502, 503, 504), which "
+            "leaves out Anthropic's 529 overloaded",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new=_retry_unless(
+            'getattr(err, "status_code", None) not in (None, 429, 500, 502, 503, 504)'),
+        loses={"transient_errors_back_off", "gives_up_with_last_error"},
+    ),
+    Mutant(
+        name="exact_class_match",
+        bug="the error's exact class is compared (type(err) in ...), so the subclasses "
+            "ServiceUnavailableError (503) and OverloadedError (529) are not retried",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new=_retry_unless(
+            "type(err) not in (anthropic.RateLimitError, anthropic.InternalServerError,\n"
+            "                                 anthropic.APIConnectionError)"),
+        loses=ALL - {"jitter_spreads_wakeups"},
+    ),
+    Mutant(
+        name="retries_own_exceptions",
+        bug="except Exception: a KeyError or ValueError from the caller's own fn is retried "
+            "like a service failure",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new="except Exception as err:\n"
+            "            if isinstance(err, anthropic.APIStatusError) and not isinstance(\n"
+            "                    err, (anthropic.RateLimitError, anthropic.InternalServerError)):\n"
+            "                raise",
+        loses={"client_error_not_retried"},
+    ),
+    Mutant(
+        name="status_read_on_connection_error",
+        bug="classifies by err.status_code, which a dropped connection does not have: "
+            "AttributeError instead of a retry",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new=_retry_unless("err.status_code != 429 and err.status_code < 500"),
+        loses={"transient_errors_back_off", "gives_up_with_last_error"},
+    ),
+    Mutant(
+        name="client_error_wrapped",
+        bug="a client error is wrapped in a new ValueError instead of reaching the caller as "
+            "the SDK's own exception",
+        cell="call_with_retry",
+        old="failure = err\n",
+        new="failure = err\n"
+            "        except anthropic.APIStatusError as err:\n"
+            '            raise ValueError(f"request rejected ({err.status_code}): {err}") '
+            "from err\n",
+        loses={"client_error_not_retried"},
+    ),
+    # -- giving up: which error comes out -----------------------------------------------------
+    Mutant(
+        name="wraps_last_error",
+        bug="gives up with a new RuntimeError('gave up after 5 attempts') instead of the last "
+            "error itself",
+        cell="call_with_retry",
+        old=RAISE_LAST,
+        new='raise RuntimeError(f"gave up after {attempt} attempts: {err}") from err',
+        loses={"gives_up_with_last_error", "max_attempts_respected", "cap_holds"},
+    ),
+    Mutant(
+        name="raises_first_error",
+        bug="keeps the first failure and raises it at the end, not the last one",
+        cell="call_with_retry",
+        old=RAISE_LAST,
+        new="raise first",
+        patches=(("call_with_retry", "attempt += 1",
+                  "attempt += 1\n            first = err if attempt == 1 else first"),),
+        loses={"gives_up_with_last_error"},
+    ),
+    Mutant(
+        name="raises_previous_error",
+        bug="raises the error saved on the previous turn (the 4th of 5), and with "
+            "max_attempts=1 nothing was saved yet",
+        cell="call_with_retry",
+        old=RAISE_LAST,
+        new="raise failure",
+        loses={"gives_up_with_last_error", "max_attempts_respected"},
+    ),
+    Mutant(
+        name="returns_none_when_out_of_attempts",
+        bug="runs out of attempts and returns None, so the caller never hears of the failure",
+        cell="call_with_retry",
+        old=RAISE_LAST,
+        new="return None",
+        loses={"gives_up_with_last_error"},
+    ),
+    # -- max_attempts --------------------------------------------------------------------------
+    Mutant(
+        name="zero_attempts_makes_no_call",
+        bug="a `while attempt < max_attempts` loop: max_attempts=0 makes no call at all and "
+            "returns None",
+        cell="call_with_retry",
+        old="while True:",
+        new="while attempt < max_attempts:",
+        loses={"max_attempts_respected"},
+    ),
+    Mutant(
+        name="zero_attempts_unbounded",
+        bug="the budget test is ==, so max_attempts=0 or below is never reached and the "
+            "retries never stop",
+        cell="call_with_retry",
+        old=BUDGET,
+        new="if attempt == max_attempts:",
+        loses={"max_attempts_respected"},
+    ),
+    Mutant(
+        name="rejects_zero_attempts",
+        bug="max_attempts below 1 raises ValueError instead of behaving as 1",
+        cell="call_with_retry",
+        old="attempt = 0\n",
+        new='if max_attempts < 1:\n        raise ValueError("max_attempts must be at least 1")\n'
+            "    attempt = 0\n",
+        loses={"max_attempts_respected"},
+    ),
+    Mutant(
+        name="one_retry_too_many",
+        bug="max_attempts counts the retries, not the calls: 6 calls and 5 sleeps for "
+            "max_attempts=5",
+        cell="call_with_retry",
+        old=BUDGET,
+        new="if attempt > max_attempts:",
+        loses={"gives_up_with_last_error", "max_attempts_respected"},
+    ),
+    Mutant(
+        name="gives_up_one_call_early",
+        bug="off by one the other way: gives up after max_attempts - 1 calls",
+        cell="call_with_retry",
+        old=BUDGET,
+        new="if attempt >= max_attempts - 1:",
+        loses=ALL - {"jitter_spreads_wakeups", "client_error_not_retried"},
+    ),
+    Mutant(
+        name="ignores_max_attempts",
+        bug="the budget is hard-coded to 5 attempts, whatever max_attempts says",
+        cell="call_with_retry",
+        old=BUDGET,
+        new="if attempt >= 5:",
+        loses={"max_attempts_respected", "cap_holds", "transient_errors_back_off"},
+    ),
+    # -- the wait ------------------------------------------------------------------------------
+    Mutant(
+        name="first_retry_doubles",
+        bug="the first retry uses k = 1, so it waits base * 2 instead of base",
+        cell="call_with_retry",
+        old=DOUBLING,
+        new="wait = min(base * 2 ** attempt, cap)",
+        loses={"transient_errors_back_off", "retry_after_honoured"},
+    ),
+    Mutant(
+        name="linear_backoff",
+        bug="the wait grows linearly, base * (k + 1): 1, 2, 3, 4 s instead of 1, 2, 4, 8 s",
+        cell="call_with_retry",
+        old=DOUBLING,
+        new="wait = min(base * attempt, cap)",
+        loses={"transient_errors_back_off"},
+    ),
+    Mutant(
+        name="max_for_cap",
+        bug="max() where min() belongs: every wait is at least the cap, 60 s",
+        cell="call_with_retry",
+        old=DOUBLING,
+        new="wait = max(base * 2 ** (attempt - 1), cap)",
+        loses={"transient_errors_back_off", "retry_after_honoured", "cap_holds"},
+    ),
+    Mutant(
+        name="ignores_base",
+        bug="the doubling starts from a hard-coded 1 s, whatever base says",
+        cell="call_with_retry",
+        old=DOUBLING,
+        new="wait = min(1.0 * 2 ** (attempt - 1), cap)",
+        loses={"transient_errors_back_off"},
+    ),
+    Mutant(
+        name="ignores_cap_argument",
+        bug="the cap is hard-coded to 60 s, whatever cap says",
+        cell="call_with_retry",
+        old=DOUBLING,
+        new="wait = min(base * 2 ** (attempt - 1), 60.0)",
+        loses={"cap_holds"},
+    ),
+    Mutant(
+        name="doubles_the_last_wait",
+        bug="each wait doubles the previous one, so after retry-after: 3 the next wait is "
+            "6 s, not the doubling value 4 s",
+        cell="call_with_retry",
+        old=DOUBLING,
+        new="wait = min(base if attempt == 1 else wait * 2, cap)",
+        loses={"retry_after_honoured"},
+    ),
+    Mutant(
+        name="retry_after_not_counted",
+        bug="a retry that waited a retry-after does not count in k, so the doubling falls "
+            "one step behind after it",
+        cell="call_with_retry",
+        old=DOUBLING,
+        new="wait = min(base * 2 ** (attempt - 1 - told), cap)",
+        patches=(("call_with_retry", "attempt = 0\n", "attempt = told = 0\n"),
+                 ("call_with_retry", HINT_WINS, "wait = hint\n            told += 1")),
+        loses={"retry_after_honoured"},
+    ),
+    # -- retry-after -----------------------------------------------------------------------------
+    Mutant(
+        name="retry_after_only_if_longer",
+        bug="max(retry-after, doubling value): a retry-after of 2 s after three 503s still "
+            "waits 8 s",
+        cell="call_with_retry",
+        old=HINT_WINS,
+        new="wait = max(hint, wait)",
+        loses={"retry_after_honoured"},
+    ),
+    Mutant(
+        name="retry_after_added",
+        bug="the retry-after is added to the doubling value instead of replacing it",
+        cell="call_with_retry",
+        old=HINT_WINS,
+        new="wait += hint",
+        loses={"retry_after_honoured"},
+    ),
+    Mutant(
+        name="connection_error_has_no_response",
+        bug="reads err.response.headers on every error, but a dropped connection has no "
+            "response: AttributeError instead of a retry",
+        cell="call_with_retry",
+        old='headers = getattr(getattr(failure, "response", None), "headers", None) or {}',
+        new="headers = failure.response.headers",
+        loses={"transient_errors_back_off"},
+    ),
+    Mutant(
+        name="retry_after_header_required",
+        bug="headers['retry-after'] with no default: a 429 without the header, or a 503, "
+            "raises KeyError",
+        cell="call_with_retry",
+        old='hint = float(headers.get("retry-after", ""))',
+        new='hint = float(headers["retry-after"])',
+        loses=ALL,
+    ),
+    # -- what is returned ----------------------------------------------------------------------
+    Mutant(
+        name="returns_nothing",
+        bug="the successful call's result is dropped: call_with_retry returns None",
+        cell="call_with_retry",
+        old="return fn()",
+        new="fn()\n            return",
+        loses={"transient_errors_back_off"},
+    ),
+    Mutant(
+        name="returns_text",
+        bug="returns the reply's text instead of whatever fn() returned",
+        cell="call_with_retry",
+        old="return fn()",
+        new='reply = fn()\n            return "".join(b.text for b in reply.content '
+            'if b.type == "text")',
+        loses={"transient_errors_back_off"},
+    ),
+]
