@@ -117,7 +117,8 @@ def run_loop(task, *, client, tools, dispatch, max_steps=8):
     Every model call sends the whole transcript so far: the task as the first user
     message, then each assistant reply and the user message with its results, and
     tools=tools. A reply that asks for no tool ends the loop, whatever its stop_reason
-    ("end_turn", "max_tokens", ...): return the text of its text blocks, joined with "\n".
+    ("end_turn", "max_tokens", ...): return its text blocks joined with no separator, as
+    in Lab 1.
     Otherwise call every tool it asks for, and send all the results back in ONE user
     message, in the order of the calls.
 
@@ -138,7 +139,7 @@ def run_loop(task, *, client, tools, dispatch, max_steps=8):
                            "content": [b.model_dump(exclude_none=True) for b in reply.content]})
         if reply.stop_reason != "tool_use":         # decision 3a: the model says it is done
             said = [b.text for b in reply.content if b.type == "text"]
-            return "\n".join(said)
+            return "".join(said)
         answers = []
         for call in [b for b in reply.content if b.type == "tool_use"]:   # decision 2: act
             try:                                    # decision 4: a failure becomes data
@@ -218,8 +219,9 @@ assert [b["tool_use_id"] for b in _two] == _asked, (
 assert [len(b["messages"]) for b in _par.requests] == [1, 3], (
     f"messages per request were {[len(b['messages']) for b in _par.requests]}, expected [1, 3]: "
     "both results of one reply go back in ONE user message")
-assert _said == f"{cc.PARALLEL_WORDS}\n{cc.CACHE_FACT}", (
-    f"the last reply has two text blocks; return them joined with '\\n', got {_said!r}")
+assert _said == cc.PARALLEL_WORDS + cc.CACHE_FACT, (
+    f"the last reply has two text blocks; return them joined with no separator (''.join), "
+    f"got {_said!r}")
 _cut = cc.cut_off_api()
 try:
     _short = run_loop(cc.TASK, client=_cut.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH)
@@ -292,7 +294,7 @@ assert raised is not None and raised["type"] == "RuntimeError", (
     f"got {rec['capped']}")
 assert rec["n_bounded"] == 3, (
     f"max_steps=3 made {rec['n_bounded']} model calls; the bound is exactly 3")
-assert rec["par_out"]["value"] == f"{cc.PARALLEL_WORDS}\n{cc.CACHE_FACT}", (
+assert rec["par_out"]["value"] == cc.PARALLEL_WORDS + cc.CACHE_FACT, (
     f"two tool calls in one reply, then two text blocks: got {rec['par_out']}")
 par = rec["par_requests"]
 assert [len(body["messages"]) for body in par] == [1, 3], (

@@ -2,7 +2,9 @@
 
 Written before the notebook said read_artifact answers an offset or limit that is not an int
 of 0 or more (negative, float, bool) with an 'Error:' string: the base and the correct
-variants were then brought to that rule, nothing else.
+variants were then brought to that rule, nothing else. Likewise, written before it said a
+cached answer that is empty after .strip() is neither served as a hit nor stored: the two
+correct variants' cache cells were brought to that rule, nothing else.
 """
 
 from course.grading.blind import Blind
@@ -487,7 +489,7 @@ from langgraph.graph import END
 
 def cache_lookup(state, *, cache):
     found = cache.get(state["messages"][-1].text, namespace=state["tenant"])
-    if found is None:
+    if found is None or not found.strip():
         return {"cache_hit": False}
     return {"messages": [AIMessage(found)], "cache_hit": True}
 
@@ -500,7 +502,8 @@ def cache_route(state):
 
 def cache_store(state, *, cache):
     question = next(m for m in reversed(state["messages"]) if isinstance(m, HumanMessage))
-    cache.put(question.text, state["messages"][-1].text, namespace=state["tenant"])
+    if state["messages"][-1].text.strip():
+        cache.put(question.text, state["messages"][-1].text, namespace=state["tenant"])
     return {}
 ''',
             "offload": '''import itertools
@@ -686,8 +689,8 @@ def _text(message):
 def cache_lookup(state, *, cache):
     tenant = state["tenant"]
     answer = cache.get(_text(state["messages"][-1]), namespace=tenant)
-    update = {"cache_hit": answer is not None}
-    if answer is not None:
+    update = {"cache_hit": bool(answer and answer.strip())}
+    if update["cache_hit"]:
         update["messages"] = [AIMessage(answer)]
     return update
 
@@ -699,7 +702,8 @@ def cache_route(state):
 def cache_store(state, *, cache):
     messages = state["messages"]
     humans = [i for i, m in enumerate(messages) if isinstance(m, HumanMessage)]
-    cache.put(_text(messages[humans[-1]]), _text(messages[-1]), namespace=state["tenant"])
+    if _text(messages[-1]).strip():
+        cache.put(_text(messages[humans[-1]]), _text(messages[-1]), namespace=state["tenant"])
     return {}
 ''',
             "offload": '''import os

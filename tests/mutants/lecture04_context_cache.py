@@ -116,15 +116,15 @@ MUTANTS = [
         bug="the final text is the first text block only, so a two-block answer loses its "
             "second half",
         cell="run_loop",
-        old='return "\\n".join(said)',
+        old='return "".join(said)',
         new="return said[0]",
         loses={"loop_runs_on_fake"},
     ),
     Mutant(
         name="loop_joins_with_space",
-        bug="the text blocks of the final reply are joined with a space, not a newline",
+        bug="the text blocks of the final reply are joined with a space, not with no separator",
         cell="run_loop",
-        old='return "\\n".join(said)',
+        old='return "".join(said)',
         new='return " ".join(said)',
         loses={"loop_runs_on_fake"},
     ),
