@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading import build, grade, runner
+from course.grading import build, grade, preflight, runner
 from course.grading.files import size_text
 from course.grading.integrity import secret_lines
 from course.grading.mutation import submission
@@ -36,9 +36,13 @@ pytestmark = pytest.mark.slow  # starts kernels and nbgrader processes
 
 LAB = "lab01_tool_loop"
 NB = f"{LAB}.ipynb"
-#: How long the fork bomb keeps every slot it got: long past the moment the classmate
-#: graded on the other worker starts its kernel.
-HOLD = 60
+#: How long the fork bomb keeps every slot it got: past the moment the classmate graded
+#: on the other worker (after the pre-flight's solution) starts its kernel, and short
+#: enough that the whole bomb fits in the provisional budget a submission handed out
+#: before the pre-flight ends gets (``preflight.BUDGET_FLOOR``), so it is not cut off and
+#: graded again later, after the classmate is done (its printed times would then be
+#: the second run's).
+HOLD = 40
 SECRET = "ROOT-ONLY-0600-CONTENT-7f3a"
 
 #: Write 32 MiB files into a folder until it refuses or twice the cap is written.
@@ -64,15 +68,12 @@ print("FILLED", *_fill({folder!r}, {most}))
 #: take again every slot that frees up (a kernel that ends gives its slots back).
 BOMB = f'''
 import os, time
+print("BEGIN", time.time())
 started, refused = [], 0
 def _fork():
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.execv("/bin/sleep", ["sleep", "{HOLD + 30}"])
-        finally:
-            os._exit(0)
-    started.append(pid)
+    # posix_spawn (vfork and exec) costs the same for a large kernel as for a small one,
+    # where 500 os.fork() calls of the kernel take seconds on a busy machine.
+    started.append(os.posix_spawn("/bin/sleep", ["sleep", "{HOLD + 30}"], {{}}))
 try:
     while len(started) < 100000:
         _fork()
@@ -128,15 +129,18 @@ def _with(good, code: str, first: bool = False):
 
 @pytest.fixture(scope="module")
 def resources(tmp_path_factory):
+    assert HOLD + 15 < preflight.BUDGET_FLOOR, "the bomb must fit in the provisional budget"
     course, _, _, good = _course(tmp_path_factory, "caps_resources", HOLD + 60)
-    _put(course, "fork_bomb", _with(good, BOMB))
+    # The bomb arms in its first cell, seconds after its kernel is up: long before the
+    # pre-flight's whole solution run on the other worker ends and the classmate starts.
+    _put(course, "fork_bomb", _with(good, BOMB, first=True))
     _put(course, "fill_tmp", _with(good, FILL.format(folder="/tmp", most=2 * TMP_BYTES)))
     _put(course, "fill_work", _with(good, FILL.format(folder=".", most=2 * WORK_BYTES)))
     # Not an attack: a correct classmate, whose first cell says when its kernel was up.
     _put(course, "good_parallel", _with(good, "import time\nprint('STARTED', time.time())",
                                         first=True))
-    # Two workers: the bomb holds one; the other grades the fillers, then the classmate,
-    # all while the bomb holds its slots.
+    # Two workers: the bomb holds one; the other grades the pre-flight's solution, then the
+    # classmate, while the bomb holds its slots, then the fillers.
     order = ["fork_bomb", "fill_tmp", "fill_work", "good_parallel"]
     runs = {r.student: r for r in grade.autograde(course, [(s, LAB) for s in order], jobs=2,
                                                   progress=False)}
