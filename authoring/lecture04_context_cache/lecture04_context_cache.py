@@ -117,8 +117,7 @@ def run_loop(task, *, client, tools, dispatch, max_steps=8):
     Every model call sends the whole transcript so far: the task as the first user
     message, then each assistant reply and the user message with its results, and
     tools=tools. A reply that asks for no tool ends the loop, whatever its stop_reason
-    ("end_turn", "max_tokens", ...): return its text blocks joined with no separator, as
-    in Lab 1.
+    ("end_turn", "max_tokens", ...): return its text blocks joined with no separator.
     Otherwise call every tool it asks for, and send all the results back in ONE user
     message, in the order of the calls.
 
