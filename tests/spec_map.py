@@ -28,20 +28,18 @@ SPEC: dict[str, dict[str, str]] = {
     "lab02_retry": {
         "jitter_spreads_wakeups": "**Jitter** makes each sleep random, so clients that "
                                   "failed together wake apart.",
-        "client_error_not_retried": "**Raises** a client error (400, 401, 404, ...) after "
-                                    "exactly one call",
+        "client_error_not_retried": "**Raises** every `APIStatusError` but the 429 and the "
+                                    "5xx after exactly one call, with no sleep",
         "retry_after_honoured": "The cap limits the doubling only: a server that says "
                                 "`retry-after: 90` with `cap=60` gets 90.",
         "cap_holds": "**Waits** before retry *k* (k = 0, 1, 2, ...) `min(base * 2**k, cap)` "
                      "seconds",
         "transient_errors_back_off": "**Retries** `RateLimitError` (429), every "
-                                     "`InternalServerError` (500; its subclasses "
-                                     "`ServiceUnavailableError` for 503 and "
-                                     "`OverloadedError` for 529) and `APIConnectionError`.",
+                                     "`InternalServerError` (every status from 500 up",
         "gives_up_with_last_error": "the last error itself once `max_attempts` calls have "
                                     "all failed, with no sleep after it.",
-        "max_attempts_respected": "**`max_attempts`** counts every call, the first included. "
-                                  "Below 1 it behaves as 1: one call, no retry.",
+        "max_attempts_respected": "a 429 uses up an attempt like a 503. Below 1 it behaves "
+                                  "as 1: one call, no retry.",
     },
     "lab03_budget": {
         "four_terms_to_the_cent": "A token **written** to the prompt cache bills at "

@@ -14,20 +14,29 @@
 #   replace with a fake that records each wait instead of waiting. Every wait goes through
 #   the `sleep` you are given, never `time.sleep` itself.
 # * **Out:** whatever `fn()` returns (that very object), once a call succeeds.
-# * **Raises** a client error (400, 401, 404, ...) after exactly one call, and the last
+# * **Raises** every `APIStatusError` but the 429 and the 5xx after exactly one call, with no
+#   sleep: 400, 401, 403, 404, 413, 422, any other status below 500. That includes 408 and
+#   409, which the SDK's own retry retries: here they are the caller's. It also raises the last
 #   error itself once `max_attempts` calls have all failed, with no sleep after it.
 #   "Itself" means the very exception object `fn` raised, not a new one wrapping it.
-#   Anything else `fn` raises (a `KeyError` from your own code, say) also propagates after
-#   one call, with no sleep: it is not a failure of the service.
-# * **Retries** `RateLimitError` (429), every `InternalServerError` (500; its subclasses
-#   `ServiceUnavailableError` for 503 and `OverloadedError` for 529) and
-#   `APIConnectionError`.
+#   Anything else `fn` raises (a `KeyError` from your own code, say, or an
+#   `anthropic.APIResponseValidationError`, which is neither a status error nor a
+#   connection error) also propagates after one call, with no sleep: it is not a failure
+#   of the service.
+# * **Retries** `RateLimitError` (429), every `InternalServerError` (every status from 500
+#   up: 500, 502, 507, and the subclasses `HTTPNotImplementedError` for 501,
+#   `ServiceUnavailableError` for 503, `GatewayTimeoutError` for 504 and `OverloadedError`
+#   for 529) and every `APIConnectionError` (a dropped connection, and its subclass
+#   `APITimeoutError`).
 # * **Waits** before retry *k* (k = 0, 1, 2, ...) `min(base * 2**k, cap)` seconds, or the
-#   429's `retry-after` value in seconds when it sent one. The cap limits the doubling only:
+#   error's `retry-after` value in seconds when it sent one: a 429 usually, but a 503 or a
+#   529 with the header counts the same. The value may be fractional (`1.5`); a
+#   `retry-after` of 0 counts as none, as in the SDK. The cap limits the doubling only:
 #   a server that says `retry-after: 90` with `cap=60` gets 90.
-#   The server's value replaces the doubling value when it is shorter, too. *k* numbers the
-#   retries, whichever wait each one used: after a 429 that said `retry-after: 7` and then
-#   a 503, the retry after the 503 is retry 1 and waits `min(base * 2, cap)`.
+#   The server's value replaces the doubling value when it is shorter, too, and it applies
+#   to its own retry only. *k* numbers the retries, whichever wait each one used: after a
+#   429 that said `retry-after: 7` and then a 503, the retry after the 503 is retry 1 and
+#   waits `min(base * 2, cap)`.
 # * **Jitter** makes each sleep random, so clients that failed together wake apart. Under a
 #   `retry-after`, jitter goes on top, never below: each sleep is in
 #   `[retry-after, 1.3 × retry-after]`. Without one, jitter may also go below the doubling
@@ -35,7 +44,12 @@
 #   largest sleep before retry *k* reaches at least `0.7 × wait`. Full jitter
 #   `uniform(0, wait)` qualifies there; this lab's own rule,
 #   `sleep(wait + random.uniform(0, 0.3 * wait))`, qualifies in both cases.
-# * **`max_attempts`** counts every call, the first included. Below 1 it behaves as 1:
+#   Jitter comes after the cap: once the doubling passes the cap, `wait` is the cap and each
+#   sleep is still drawn at random, so runs differ. It scales with the wait (a fixed
+#   `uniform(0, 0.3)` seconds does not): in every round, 20 clients' waits must spread with
+#   a standard deviation above 0.05 × their mean.
+# * **`max_attempts`** counts every call, the first included, whatever error each one
+#   got: a 429 uses up an attempt like a 503. Below 1 it behaves as 1:
 #   one call, no retry. A `max_attempts` of 0 or -3 is not an error.
 #
 # A failing call goes in. Either a result comes out after some waiting, or the error comes out
@@ -75,9 +89,9 @@ for reply in [Reply.error(429, retry_after=7), Reply.error(429), Reply.error(500
 # | what went wrong | SDK exception | who fixes it |
 # |---|---|---|
 # | 429: you are sending too fast | `RateLimitError` | the harness: wait, then retry |
-# | 500, 503, 529: the service is broken or overloaded | `InternalServerError`, and its subclasses `ServiceUnavailableError` (503) and `OverloadedError` (529) | the harness |
-# | the connection dropped | `APIConnectionError` | the harness |
-# | 400, 401, 403, 404, 413: your request is wrong | other `APIStatusError` subclasses | the caller: raise at once |
+# | 500, 503, 529, any 5xx: the service is broken or overloaded | `InternalServerError`, and its subclasses such as `ServiceUnavailableError` (503) and `OverloadedError` (529) | the harness |
+# | the connection dropped or timed out | `APIConnectionError` (`APITimeoutError` is a subclass) | the harness |
+# | 400, 401, 403, 404, 408, 409, 413, 422, any other 4xx: your request is wrong | every other `APIStatusError` | the caller: raise at once |
 # | a tool got a bad argument | none: it is a tool result | the model (Lab 1: an `is_error` tool result) |
 #
 # The model cannot help with the first three: it never learns that a 503 happened, and a
@@ -239,8 +253,9 @@ print(f"smallest fraction that clears the 0.05 floor: {lowest:.3f}")
 #   * backoff's `on_exception` jitters "by default using the full_jitter function"
 #     (`backoff/_decorator.py`, https://github.com/litl/backoff);
 #   * the `anthropic` SDK's own retry (`_calculate_retry_timeout` in
-#     `anthropic/_base_client.py`) sleeps the `retry-after` value as sent when there is one,
-#     and otherwise `min(0.5 * 2**k, 8) * (1 - 0.25 * random())`, 0.75 to 1 times the wait.
+#     `anthropic/_base_client.py`) sleeps the `retry-after` value as sent when there is one
+#     above 0 (on a 429 or a 5xx alike), and otherwise
+#     `min(0.5 * 2**k, 8) * (1 - 0.25 * random())`, 0.75 to 1 times the wait.
 #
 #   So the graded tests accept jitter below the doubling value, but never below a
 #   `retry-after`. Below the wait, they still check that the backoff grows: over 30 seeded
@@ -289,19 +304,22 @@ def call_with_retry(fn, max_attempts=5, base=1.0, cap=60.0, *, sleep=time.sleep)
     base, cap    -- before retry k (k = 0, 1, 2, ...) wait min(base * 2**k, cap) seconds
     sleep        -- called once per retry with the number of seconds to wait
 
-    Retry:   anthropic.RateLimitError (429), anthropic.InternalServerError (500, 503,
-             529 overloaded, ...) and anthropic.APIConnectionError (dropped connection).
-    Raise at once, after ONE call: every other anthropic.APIStatusError (400, 401, 404, ...),
-    and anything else fn raises (a KeyError from your own code is not the service's fault).
+    Retry:   anthropic.RateLimitError (429), anthropic.InternalServerError (every status
+             from 500 up: 500, 502, 503, 504, 529 overloaded, ...) and
+             anthropic.APIConnectionError (dropped connection; APITimeoutError too).
+    Raise at once, after ONE call: every other anthropic.APIStatusError (400, 401, 404,
+    408, 409, 422, ...), and anything else fn raises (a KeyError from your own code is not
+    the service's fault, nor is an anthropic.APIResponseValidationError).
 
-    If the error's response carries a ``retry-after`` header (seconds), wait that long
-    instead of the doubling value, shorter or longer (the cap does not apply to it); k
-    still counts that retry. Then add jitter from random.uniform:
+    If the error (a 429, or a 5xx) carries a ``retry-after`` header (seconds, maybe
+    fractional; 0 counts as none), wait that long instead of the doubling value, shorter or
+    longer (the cap does not apply to it), for that retry only; k still counts that retry.
+    Then add jitter from random.uniform, after the cap:
     sleep(wait + uniform(0, JITTER * wait)). (Jitter may go below the doubling value, never
     below a retry-after: see "Jitter" in the spec.)
     Return fn()'s result as soon as a call succeeds. When all max_attempts calls have
-    failed, re-raise the last error itself, without sleeping after it. max_attempts below 1
-    behaves as 1.
+    failed (429s count like any other), re-raise the last error itself, without sleeping
+    after it. max_attempts below 1 behaves as 1.
     """
     ### BEGIN SOLUTION
     attempt = 0
@@ -397,13 +415,19 @@ first_waits = world.waits_by_round(herd20)[0]
 assert len({round(w, 9) for w in first_waits}) > 1, (
     "all 20 clients slept exactly the same time after the 429, so they all wake together: "
     "add jitter, sleep(wait + uniform(0, JITTER * wait))")
+for k, waits in enumerate(world.waits_by_round(herd20)):
+    mean_wait, spread = statistics.fmean(waits), statistics.pstdev(waits)
+    assert spread > 0.05 * mean_wait, (
+        f"jitter too narrow in retry round {k + 1}: 20 waits have stdev {spread:.4f} s, mean "
+        f"{mean_wait:.3f} s, at most 0.05 x mean; scale it with the wait: "
+        "uniform(0, JITTER * wait), not a fixed number of seconds")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
 random.seed(20240214)
 pooled = []
 for _ in range(8):
-    pooled.extend(world.herd(call_with_retry, clients=20, failures=2))
+    pooled.extend(world.herd(call_with_retry, clients=20, failures=3))
 rec = record(herd20=herd20, pooled=pooled)
 ### JUDGE
 import statistics
@@ -414,6 +438,7 @@ first_waits = world.waits_by_round(rec["herd20"])[0]
 assert len({round(w, 9) for w in first_waits}) > 1, (
     "all 20 clients slept exactly the same time after the 429, so they all wake together: "
     "add jitter, sleep(wait + uniform(0, JITTER * wait))")
+assert len(world.waits_by_round(rec["pooled"])) == 3, "three rounds of retries must be recorded"
 for k, waits in enumerate(world.waits_by_round(rec["pooled"])):
     mean_wait = statistics.fmean(waits)
     spread = statistics.pstdev(waits)
@@ -426,6 +451,7 @@ for k, waits in enumerate(world.waits_by_round(rec["pooled"])):
 
 # %% id="client_error_not_retried" kind="tests" points=2
 import anthropic
+import httpx2
 
 from course.clock import FakeSleep
 from course.wire import Reply
@@ -439,14 +465,14 @@ except anthropic.BadRequestError:
 assert wire400.calls == 1, (
     f"a 400 was sent {wire400.calls} times; a malformed request fails identically on every "
     "attempt, so raise it after exactly one call")
-for status in (401, 403, 404, 413, 422):
+for status in (401, 403, 404, 405, 408, 409, 413, 422, 451):
     client_wire = world.flaky(Reply.error(status, f"client error {status}"))
     watched = world.Watched(client_wire.call)
     waited = FakeSleep()
     _, err = world.result_or_error(call_with_retry, watched, sleep=waited)
     assert client_wire.calls == 1 and waited.calls == [], (
-        f"a {status} made {client_wire.calls} calls and slept {waited.calls}; every "
-        "APIStatusError except 429 and 5xx is the caller's to fix: one call, no sleep, raise")
+        f"a {status} is the caller's to fix (every status below 500 but 429; 408 and 409 too): "
+        f"one call, no sleep, raise; got {client_wire.calls} calls, sleeps {waited.calls}")
     assert err is not None and err is watched.raised[-1], (
         f"a {status} must reach the caller as the SDK's own "
         f"{type(watched.raised[-1]).__name__}, got {err!r}; re-raise it untouched")
@@ -469,6 +495,27 @@ _, err = world.result_or_error(call_with_retry, own_bug, sleep=own_sleep)
 assert isinstance(err, KeyError) and len(own_calls) == 1 and own_sleep.calls == [], (
     f"fn raised a KeyError of its own: expected it raised after 1 call, no sleep; got {err!r} "
     f"after {len(own_calls)} calls, sleeps {own_sleep.calls}: retry only the service's errors")
+
+
+def raises_each_call(exc, calls):
+    """An fn that raises ``exc`` on every call, counting the calls in ``calls``."""
+    def fn():
+        calls.append(1)
+        raise exc
+    return fn
+
+
+invalid = anthropic.APIResponseValidationError(
+    response=httpx2.Response(200, request=httpx2.Request(
+        "POST", "https://api.anthropic.com/v1/messages")), body={"type": "message"})
+invalid_calls = []
+invalid_sleep = FakeSleep()
+_, err = world.result_or_error(call_with_retry, raises_each_call(invalid, invalid_calls),
+                               sleep=invalid_sleep)
+assert err is invalid and len(invalid_calls) == 1 and invalid_sleep.calls == [], (
+    f"an APIResponseValidationError is neither a status nor a connection error: raise it after "
+    f"1 call, no sleep; got {err!r} after {len(invalid_calls)} calls, sleeps "
+    f"{invalid_sleep.calls}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -486,7 +533,8 @@ def _raised(fn):
 
 
 statuses = []
-for status in (400, 401, 403, 404, 413, 422):
+for status in (400, 401, 402, 403, 404, 405, 408, 409, 410, 412, 413, 418, 422, 431, 451,
+               499):
     wire4xx = world.flaky(Reply.error(status, f"client error {status}"))
     sleeper = FakeSleep()
     raised = _raised(lambda: call_with_retry(wire4xx.call, sleep=sleeper))
@@ -504,9 +552,19 @@ def value_error_bug():
 
 value_error_sleep = FakeSleep()
 own_raised = _raised(lambda: call_with_retry(value_error_bug, sleep=value_error_sleep))
+invalid_body_calls = []
+invalid_body_sleep = FakeSleep()
+invalid_body = anthropic.APIResponseValidationError(
+    response=httpx2.Response(200, request=httpx2.Request(
+        "POST", "https://api.anthropic.com/v1/messages")), body=[],
+    message="the body is not a Message")
+invalid_raised = _raised(lambda: call_with_retry(
+    raises_each_call(invalid_body, invalid_body_calls), sleep=invalid_body_sleep))
 rec = record(first_calls=wire400.calls, statuses=statuses, late_raised=late_raised,
              late_calls=late400.calls, own_raised=own_raised,
-             own_calls=len(value_error_calls), own_sleeps=value_error_sleep.calls)
+             own_calls=len(value_error_calls), own_sleeps=value_error_sleep.calls,
+             invalid_raised=invalid_raised, invalid_calls=len(invalid_body_calls),
+             invalid_sleeps=invalid_body_sleep.calls)
 ### JUDGE
 assert rec["first_calls"] == 1, (
     f"a 400 was sent {rec['first_calls']} times; a malformed request fails identically on every "
@@ -520,9 +578,10 @@ for case in rec["statuses"]:
     assert raised["status"] == status, (
         f"the {status} must reach the caller as the SDK's own error, got {raised['status']}")
     assert case["calls"] == 1, (
-        f"a {status} was sent {case['calls']} times: 4xx errors other than 429 are the "
-        "caller's to fix, raise after exactly one call")
+        f"a {status} was sent {case['calls']} times: 4xx errors other than 429 (408 and 409 "
+        "too) are the caller's to fix, raise after exactly one call")
     assert case["sleeps"] == [], f"slept {case['sleeps']} before raising a {status}; do not wait"
+assert len(rec["statuses"]) == 16, "every client status must be recorded"
 late = rec["late_raised"]
 assert late is not None and "anthropic.BadRequestError" in late["mro"], (
     "a 400 on the second attempt must propagate"
@@ -536,6 +595,14 @@ assert own is not None and "builtins.ValueError" in own["mro"], (
 assert rec["own_calls"] == 1 and rec["own_sleeps"] == [], (
     f"fn raised a ValueError of its own: expected 1 call and no sleep, got {rec['own_calls']} "
     f"calls and sleeps {rec['own_sleeps']}; retry only the service's errors")
+invalid = rec["invalid_raised"]
+assert invalid is not None and "anthropic.APIResponseValidationError" in invalid["mro"] and \
+    "the body is not a Message" in invalid["message"], (
+    "an APIResponseValidationError must reach the caller untouched"
+    + (f", got {invalid['mro'][0]}: {invalid['message']}" if invalid else ""))
+assert rec["invalid_calls"] == 1 and rec["invalid_sleeps"] == [], (
+    f"an APIResponseValidationError is neither a status nor a connection error: expected 1 "
+    f"call and no sleep, got {rec['invalid_calls']} calls and sleeps {rec['invalid_sleeps']}")
 ### END HIDDEN TESTS
 
 # %% id="retry_after_honoured" kind="tests" points=2
@@ -565,15 +632,16 @@ assert len(unsaid_sleep.calls) == 1 and 0 < unsaid_sleep.calls[0] <= 1.3 + 1e-9,
     f"retry-after missing: a 429 without the header falls back to the doubling value "
     f"base * 2**0 = 1 s, so one sleep above 0 and at most 1.3 s; got {unsaid_sleep.calls!r}")
 assert told7.calls == 2, f"one 429 then success: expected 2 calls, got {told7.calls}"
-random.seed(9)
-shorter = world.flaky(Reply.error(503), Reply.error(503), Reply.error(503),
-                      world.rate_limited(retry_after=2))
-shorter_sleep = FakeSleep()
-world.answered(call_with_retry, shorter, sleep=shorter_sleep)
-fourth = shorter_sleep.calls[3:4]
-assert fourth and 2 <= fourth[0] <= 2 * 1.3 + 1e-9, (
-    f"three 503s, then a 429 with retry-after: 2: the 4th sleep must be in [2, 2.6] s, got "
-    f"{fourth!r}; the server's 2 s replaces the doubling value 8 s even when it is shorter")
+for seed in range(9, 19):
+    random.seed(seed)
+    shorter = world.flaky(Reply.error(503), Reply.error(503), Reply.error(503),
+                          world.rate_limited(retry_after=2))
+    shorter_sleep = FakeSleep()
+    world.answered(call_with_retry, shorter, sleep=shorter_sleep)
+    fourth = shorter_sleep.calls[3:4]
+    assert fourth and 2 <= fourth[0] <= 2 * 1.3 + 1e-9, (
+        f"three 503s, then a 429 with retry-after: 2: the 4th sleep must be in [2, 2.6] s, got "
+        f"{fourth!r}; the server's 2 s replaces the doubling value 8 s, jitter is 0-30% of 2 s")
 after_hint = []
 for seed in range(30):
     random.seed(seed)
@@ -587,6 +655,36 @@ assert all(0 < x <= 4 * 1.3 + 1e-9 for x in after_hint) and max(after_hint) >= 0
     f"503, 429 with retry-after: 3, 503: the 3rd sleep is retry k=2, doubling value 4 s (in "
     f"(0, 5.2], largest of 30 runs >= 2.8), got {min(after_hint):.2f} to {max(after_hint):.2f} "
     "s; k counts every retry, and doubling starts from base, not from the last wait")
+
+
+def first_sleeps(reply, seed):
+    """The sleeps for ``reply`` then an answer (seeded), and the error that came out."""
+    random.seed(seed)
+    wire = world.flaky(reply)
+    recorder = FakeSleep()
+    _, err = world.result_or_error(call_with_retry, wire.call, sleep=recorder)
+    return recorder.calls, err
+
+
+for reply, said in ((Reply.error(503, retry_after=4), 4.0),
+                    (Reply.error(503, "busy", retry_after=0.5), 0.5),
+                    (world.rate_limited(retry_after=1.5), 1.5)):
+    told, err = first_sleeps(reply, 11)
+    assert err is None and len(told) == 1 and said <= told[0] <= said * 1.3 + 1e-9, (
+        f"a {reply.status} said retry-after: {said:g}: any retried error's header counts, and "
+        f"it may be fractional: one sleep in [{said:g}, {said * 1.3:g}] s; got {told!r}, "
+        f"error {err!r}")
+zero_told, err = first_sleeps(world.rate_limited(retry_after=0), 12)
+assert err is None and len(zero_told) == 1 and 0 < zero_told[0] <= 1.3 + 1e-9, (
+    f"retry-after: 0 counts as none: use the doubling value base * 2**0 = 1 s, one sleep above "
+    f"0 and at most 1.3 s; got {zero_told!r}, error {err!r}")
+random.seed(13)
+then503 = world.flaky(world.rate_limited(retry_after=5), Reply.error(503))
+then503_sleep = FakeSleep()
+world.answered(call_with_retry, then503, sleep=then503_sleep)
+assert len(then503_sleep.calls) == 2 and 0 < then503_sleep.calls[1] <= 2 * 1.3 + 1e-9, (
+    f"a retry-after applies to its own retry only: 429 (retry-after: 5) then a bare 503 makes "
+    f"retry k=1 wait the doubling value 2 s, a sleep in (0, 2.6]; got {then503_sleep.calls!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -616,8 +714,16 @@ for seed in range(200, 230):
     told5_sleep = FakeSleep()
     call_with_retry(told5.call, sleep=told5_sleep)
     k_after.append(told5_sleep.calls)
+headed = []
+for seed, (status, said) in enumerate(((503, 3.0), (503, 8.0), (503, 2.5), (503, 0.25),
+                                       (503, 12.0), (429, 0.25), (429, 2.5), (429, 0.0),
+                                       (503, 0.0))):
+    told, err = first_sleeps(Reply.error(status, f"busy {status}", retry_after=said),
+                             300 + seed)
+    headed.append({"status": status, "said": said, "sleeps": told,
+                   "error": None if err is None else repr(err)})
 rec = record(slept7=slept7.calls, calls7=told7.calls, slept90=slept90.calls,
-             over_cap=over_sleep.calls, seeded=seeded, k_after=k_after)
+             over_cap=over_sleep.calls, seeded=seeded, k_after=k_after, headed=headed)
 ### JUDGE
 slept7 = rec["slept7"]
 assert len(slept7) == 1 and 7 <= slept7[0] <= 7 * 1.3 + 1e-9, (
@@ -656,6 +762,20 @@ for k in (1, 2):
         f"429 with retry-after: 5, then 503s: retry {k} waits base * 2**{k} = {lo:g} s (above "
         f"0, at most {lo * 1.3:g}, largest of 30 runs >= {0.7 * lo:g}), got {sleeps}; k counts "
         "every retry, and doubling starts from base, not from the server's value")
+assert len(rec["headed"]) == 9, "every retry-after case must be recorded"
+for case in rec["headed"]:
+    status, said, told = case["status"], case["said"], case["sleeps"]
+    assert case["error"] is None and len(told) == 1, (
+        f"a {status} with retry-after: {said:g}, then an answer: retry it, one sleep; got "
+        f"{told!r}, error {case['error']}")
+    if said > 0:
+        assert said <= told[0] <= said * 1.3 + 1e-9, (
+            f"a {status} said retry-after: {said:g}: any retried error's header counts, and it "
+            f"may be fractional: sleep in [{said:g}, {said * 1.3:g}] s, got {told[0]!r}")
+    else:
+        assert 0 < told[0] <= 1.3 + 1e-9, (
+            f"a {status} said retry-after: 0, which counts as none: use the doubling value "
+            f"1 s, a sleep above 0 and at most 1.3 s; got {told[0]!r}")
 ### END HIDDEN TESTS
 
 # %% id="cap_holds" kind="tests" points=2
@@ -668,12 +788,13 @@ from course.wire import Reply
 from course.worlds import retry as world
 
 
-def sleeps_until_give_up(cap, max_attempts):
+def sleeps_until_give_up(cap, max_attempts, base=1.0):
     """Every sleep call_with_retry makes against a service that only answers 503."""
     down = world.broken(lambda n: Reply.error(503, f"unavailable #{n}"), limit=60)
     recorder = FakeSleep()
     try:
-        call_with_retry(down.call, max_attempts=max_attempts, cap=cap, sleep=recorder)
+        call_with_retry(down.call, max_attempts=max_attempts, base=base, cap=cap,
+                        sleep=recorder)
     except (anthropic.APIError, world.RunawayRetry):
         pass
     return recorder.calls
@@ -687,12 +808,37 @@ assert small_cap and max(small_cap) <= 5.0 * 1.3 + 1e-9, (
 assert len(small_cap) >= 7, (
     f"cap=5, max_attempts=8 against a service that only answers 503: expected 7 sleeps, got "
     f"{len(small_cap)}; use the max_attempts you were given")
+
+
+def capped_retries(base, cap, max_attempts, seeds):
+    """Per retry k whose doubling value base * 2**k passes the cap: every seeded run's sleep."""
+    first = next(k for k in range(max_attempts) if base * 2**k > cap)
+    by_retry = {k: [] for k in range(first, max_attempts - 1)}
+    for seed in seeds:
+        random.seed(seed)
+        for k, slept in enumerate(sleeps_until_give_up(cap, max_attempts, base=base)):
+            if k in by_retry:
+                by_retry[k].append(slept)
+    return [[k, sleeps] for k, sleeps in by_retry.items()]
+
+
+for k, sleeps in capped_retries(0.5, 3.0, 7, range(30)):
+    assert len(sleeps) == 30 and all(0 < x <= 3.0 * 1.3 + 1e-9 for x in sleeps) and \
+        max(sleeps) >= 0.7 * 3.0, (
+            f"base=0.5, cap=3: before retry k={k} base * 2**k = {0.5 * 2**k:g} passes the cap, "
+            f"so wait = 3 s: each sleep in (0, 3.9], the largest of 30 runs >= 2.1; got {sleeps!r}")
+    assert len({round(x, 9) for x in sleeps}) > 1, (
+        f"jitter comes after the cap: before retry k={k} (wait = cap = 3 s) all 30 seeded runs "
+        f"slept {sleeps[0]!r} s; draw each sleep at random at the cap too")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
 runs = [[cap_s, attempts, sleeps_until_give_up(cap_s, attempts)]
         for cap_s, attempts in ((60.0, 10), (5.0, 8), (60.0, 12))]
-rec = record(small_cap=small_cap, runs=runs)
+at_cap = [[base_s, cap_s, capped_retries(base_s, cap_s, attempts, seeds)]
+          for base_s, cap_s, attempts, seeds in ((1.0, 6.0, 8, range(400, 430)),
+                                                 (0.25, 1.5, 9, range(500, 530)))]
+rec = record(small_cap=small_cap, runs=runs, at_cap=at_cap)
 ### JUDGE
 small_cap = rec["small_cap"]
 assert small_cap and max(small_cap) <= 5.0 * 1.3 + 1e-9, (
@@ -706,12 +852,25 @@ for cap_s, attempts, waits in rec["runs"]:
         f"with cap={cap_s:g} a sleep of {max(waits):.1f} s happened; the doubling must be "
         f"capped: min(base * 2**k, cap), plus at most 30% jitter = {cap_s * 1.3:g} s "
         f"(uncapped, retry 8 would wait 2**8 = 256 s)")
+assert [len(by_retry) for _, _, by_retry in rec["at_cap"]] == [4, 5], (
+    f"every capped retry must be recorded, got {rec['at_cap']!r}")
+for base_s, cap_s, by_retry in rec["at_cap"]:
+    for k, sleeps in by_retry:
+        assert len(sleeps) == 30 and all(0 < x <= cap_s * 1.3 + 1e-9 for x in sleeps) and \
+            max(sleeps) >= 0.7 * cap_s, (
+                f"base={base_s:g}, cap={cap_s:g}: before retry k={k} base * 2**k passes the cap, "
+                f"so wait = {cap_s:g} s: each sleep in (0, {cap_s * 1.3:g}], the largest of 30 "
+                f"runs >= {0.7 * cap_s:g}; got {sleeps!r}")
+        assert len({round(x, 9) for x in sleeps}) > 1, (
+            f"jitter comes after the cap: before retry k={k} (wait = cap = {cap_s:g} s) all 30 "
+            f"seeded runs slept {sleeps[0]!r} s; draw each sleep at random at the cap too")
 ### END HIDDEN TESTS
 
 # %% id="transient_errors_back_off" kind="tests" points=2
 import random
 
 import anthropic
+import httpx2
 
 from course.clock import FakeSleep
 from course.wire import Reply
@@ -750,6 +909,40 @@ assert call_with_retry(lambda: marker, sleep=marker_sleep) is marker, (
     "fn() succeeded at once: return that very object, unchanged")
 assert marker_sleep.calls == [], f"fn() succeeded at once, yet you slept {marker_sleep.calls}"
 
+
+
+def fails_once(exc):
+    """An fn that raises ``exc`` on its first call and returns its list of calls after that."""
+    calls = []
+
+    def fn():
+        calls.append(1)
+        if len(calls) == 1:
+            raise exc
+        return calls
+    return fn, calls
+
+
+for status in (501, 502, 504, 507):
+    server = world.flaky(Reply.error(status, f"server error {status}"))
+    server_sleep = FakeSleep()
+    _, err = world.result_or_error(call_with_retry, server.call, sleep=server_sleep)
+    assert err is None and server.calls == 2 and len(server_sleep.calls) == 1, (
+        f"a {status} is an InternalServerError (every status from 500 up): retry it; a {status} "
+        f"then an answer is 2 calls and 1 sleep, got {server.calls} calls, sleeps "
+        f"{server_sleep.calls}, error {err!r}")
+timed_out = anthropic.APITimeoutError(
+    request=httpx2.Request("POST", "https://api.anthropic.com/v1/messages"))
+timeout_fn, timeout_calls = fails_once(timed_out)
+timeout_sleep = FakeSleep()
+got_after_timeout, err = world.result_or_error(call_with_retry, timeout_fn, sleep=timeout_sleep)
+assert err is None and len(timeout_calls) == 2 and len(timeout_sleep.calls) == 1, (
+    f"an APITimeoutError is an APIConnectionError (its subclass): retry it; a timeout then an "
+    f"answer is 2 calls and 1 sleep, got {len(timeout_calls)} calls, sleeps "
+    f"{timeout_sleep.calls}, error {err!r}")
+assert got_after_timeout is timeout_calls, (
+    f"a timeout, then fn() returned a list: return that very object, got {got_after_timeout!r}")
+
 visible_runs = seeded_sleeps(
     lambda: [Reply.error(500), Reply.error(503), Reply.error(529), Reply.dropped()],
     0.5, range(30))
@@ -782,10 +975,22 @@ singles = []
 for name, reply in (("500", Reply.error(500)), ("503", Reply.error(503)),
                     ("529 overloaded", Reply.error(529, "Overloaded")),
                     ("dropped connection", Reply.dropped()),
-                    ("429 without retry-after", world.rate_limited())):
+                    ("429 without retry-after", world.rate_limited()),
+                    ("501", Reply.error(501)), ("502", Reply.error(502)),
+                    ("504", Reply.error(504)), ("507", Reply.error(507)),
+                    ("599", Reply.error(599))):
     once = world.flaky(reply)
-    raised = _raised(lambda: call_with_retry(once.call, sleep=FakeSleep()))
-    singles.append({"name": name, "raised": raised, "calls": once.calls})
+    once_sleep = FakeSleep()
+    raised = _raised(lambda: call_with_retry(once.call, sleep=once_sleep))
+    singles.append({"name": name, "raised": raised, "calls": once.calls,
+                    "sleeps": len(once_sleep.calls)})
+for message in ("read timed out", "connect timed out"):
+    timeout_fn, timeout_calls = fails_once(anthropic.APITimeoutError(
+        request=httpx2.Request("POST", f"https://api.anthropic.com/v1/messages?{message}")))
+    timeout_sleep = FakeSleep()
+    raised = _raised(lambda: call_with_retry(timeout_fn, sleep=timeout_sleep))
+    singles.append({"name": f"APITimeoutError ({message})", "raised": raised,
+                    "calls": len(timeout_calls), "sleeps": len(timeout_sleep.calls)})
 hidden_runs = seeded_sleeps(
     lambda: [Reply.error(503), Reply.dropped(), Reply.error(529, "Overloaded"),
              Reply.error(500), world.rate_limited(), Reply.error(503)],
@@ -826,7 +1031,10 @@ for case in rec["singles"]:
     assert raised is None, (
         f"a {name} reached the caller as {raised['mro'][0].rsplit('.', 1)[-1]} after one "
         "call; it is the service's problem, so retry it")
-    assert case["calls"] == 2, f"a {name} then success should be 2 calls, got {case['calls']}"
+    assert case["calls"] == 2 and case["sleeps"] == 1, (
+        f"a {name} then success should be 2 calls and 1 sleep, got {case['calls']} calls and "
+        f"{case['sleeps']} sleeps")
+assert len(rec["singles"]) == 12, "every transient case must be recorded"
 ### END HIDDEN TESTS
 
 # %% id="gives_up_with_last_error" kind="tests" points=1
@@ -862,6 +1070,15 @@ _, end_err = world.result_or_error(call_with_retry, mixed_end.call, sleep=FakeSl
 assert isinstance(end_err, anthropic.APIConnectionError) and mixed_end.calls == 5, (
     f"503, 529, 500, 503, then a dropped connection: expected call 5's APIConnectionError, got "
     f"{end_err!r} after {mixed_end.calls} calls; raise the last error, whatever its kind")
+limited = world.broken(lambda n: world.rate_limited(n=n), limit=60)
+limited_watch = world.Watched(limited.call)
+try:
+    _, limited_err = world.result_or_error(call_with_retry, limited_watch, sleep=FakeSleep())
+except world.RunawayRetry:
+    limited_err = None
+assert limited.calls == 5 and limited_watch.raised and limited_err is limited_watch.raised[-1], (
+    f"a 429 uses up an attempt like a 503: five 429s with max_attempts=5 must end in the 5th "
+    f"429 itself after 5 calls; got {limited_err!r} after {limited.calls} calls")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -881,9 +1098,20 @@ except (Exception, world.RunawayRetry) as exc:  # noqa: BLE001 - what it raised 
     ending_raised = _error(exc)
 else:
     ending_raised = None
+told_again = world.broken(lambda n: world.rate_limited(retry_after=2, n=n), limit=60)
+told_sleep = FakeSleep()
+try:
+    call_with_retry(told_again.call, sleep=told_sleep)
+except NotImplementedError:
+    raise
+except (Exception, world.RunawayRetry) as exc:  # noqa: BLE001 - what it raised is observed
+    told_raised = _error(exc)
+else:
+    told_raised = None
 rec = record(sleeps=give_up_sleep.calls, calls=numbered.calls, final=_error(final_error),
              final_is_last=bool(watched.raised) and final_error is watched.raised[-1],
-             ending_raised=ending_raised, ending_calls=ending.calls)
+             ending_raised=ending_raised, ending_calls=ending.calls, told_raised=told_raised,
+             told_calls=told_again.calls, told_sleeps=len(told_sleep.calls))
 ### JUDGE
 sleeps = rec["sleeps"]
 assert len(sleeps) == 4, (
@@ -906,6 +1134,15 @@ assert "anthropic.APIConnectionError" in ending["mro"], (
     f"the 5th failure was a dropped connection, but {ending['mro'][0].rsplit('.', 1)[-1]} "
     "was raised: re-raise the last error")
 assert rec["ending_calls"] == 5, f"expected 5 calls, got {rec['ending_calls']}"
+told = rec["told_raised"]
+assert told is not None and "anthropic.RateLimitError" in told["mro"] and \
+    "rate limited #5" in told["message"], (
+    "a 429 uses up an attempt like a 503: 429s (retry-after: 2) forever with max_attempts=5 "
+    "must end in the 5th 429 itself"
+    + (f", got {told['mro'][0].rsplit('.', 1)[-1]}: {told['message']}" if told else ""))
+assert rec["told_calls"] == 5 and rec["told_sleeps"] == 4, (
+    f"429s forever, max_attempts=5: expected 5 calls and 4 sleeps, got {rec['told_calls']} "
+    f"calls and {rec['told_sleeps']} sleeps")
 ### END HIDDEN TESTS
 
 # %% id="max_attempts_respected" kind="tests" points=1

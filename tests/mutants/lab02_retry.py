@@ -13,7 +13,7 @@ MUTANTS = [
         cell="call_with_retry",
         old=JITTERED_SLEEP,
         new="sleep(wait)",
-        loses={"jitter_spreads_wakeups"},
+        loses={"jitter_spreads_wakeups", "cap_holds"},
     ),
     Mutant(
         name="retries_400",
@@ -103,7 +103,7 @@ MUTANTS.append(Mutant(
     cell="call_with_retry",
     old="wait = min(base * 2 ** (attempt - 1), cap)",
     new="wait = min(base, cap)",
-    loses={"transient_errors_back_off", "retry_after_honoured"},
+    loses={"transient_errors_back_off", "retry_after_honoured", "cap_holds"},
 ))
 MUTANTS.append(Mutant(
     name="doubling_one_step_behind",
@@ -161,7 +161,7 @@ MUTANTS += [
         old=EXCEPT_CLAUSE,
         new=_retry_unless("isinstance(err, anthropic.APIStatusError) and err.status_code < 500"),
         loses={"jitter_spreads_wakeups", "retry_after_honoured", "transient_errors_back_off",
-               "gives_up_with_last_error"},
+               "gives_up_with_last_error", "client_error_not_retried"},
     ),
     Mutant(
         name="status_list_misses_529",
@@ -421,5 +421,183 @@ MUTANTS += [
         new='reply = fn()\n            return "".join(b.text for b in reply.content '
             'if b.type == "text")',
         loses={"transient_errors_back_off"},
+    ),
+]
+
+# -- every status, every retried class ---------------------------------------------------------
+HEADERS = 'headers = getattr(getattr(failure, "response", None), "headers", None) or {}'
+PARSE = 'hint = float(headers.get("retry-after", ""))'
+STATUS_FIRST = "isinstance(err, anthropic.APIStatusError) and not isinstance(\n" \
+    "                    err, (anthropic.RateLimitError, anthropic.InternalServerError))"
+
+MUTANTS += [
+    Mutant(
+        name="only_named_5xx_retried",
+        bug="the transient statuses are the three the lab names (429, 500, 503, 529), so a "
+            "502, a 504 or any other 5xx reaches the caller after one call",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new=_retry_unless('getattr(err, "status_code", None) not in (None, 429, 500, 503, 529)'),
+        loses={"transient_errors_back_off"},
+    ),
+    Mutant(
+        name="sdk_status_list",
+        bug="the SDK's own retry list copied (408, 409, 429, 5xx): a 408 or a 409 is retried, "
+            "with sleeps, although the lab leaves them to the caller",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new=_retry_unless("isinstance(err, anthropic.APIStatusError) and err.status_code not in "
+                          "(408, 409, 429) and err.status_code < 500"),
+        loses={"client_error_not_retried"},
+    ),
+    Mutant(
+        name="named_client_classes_only",
+        bug="only the SDK's named 4xx classes are final; a status with no class of its own "
+            "(405, 410, 451, a plain APIStatusError) is retried",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new=_retry_unless(
+            "isinstance(err, (anthropic.BadRequestError, anthropic.AuthenticationError,\n"
+            "                                anthropic.PermissionDeniedError, "
+            "anthropic.NotFoundError,\n"
+            "                                anthropic.ContentTooLargeError, "
+            "anthropic.ConflictError,\n"
+            "                                anthropic.RequestTimeoutError,\n"
+            "                                anthropic.UnprocessableEntityError))"),
+        loses={"client_error_not_retried"},
+    ),
+    Mutant(
+        name="validation_error_retried",
+        bug="every APIError is caught and only the non-transient status errors re-raised, so "
+            "an APIResponseValidationError is retried like a dropped connection",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new=_retry_unless(STATUS_FIRST),
+        loses={"client_error_not_retried"},
+    ),
+    Mutant(
+        name="timeout_not_retried",
+        bug="a timed-out request (APITimeoutError, a subclass of APIConnectionError) is taken "
+            "for a request too slow to fix by retrying and raised after one call",
+        cell="call_with_retry",
+        old=EXCEPT_CLAUSE,
+        new=EXCEPT_CLAUSE + "\n            if isinstance(err, anthropic.APITimeoutError):\n"
+                            "                raise",
+        loses={"transient_errors_back_off"},
+    ),
+    Mutant(
+        name="rate_limits_not_counted",
+        bug="a 429 does not use up an attempt: a key that stays rate limited is retried "
+            "forever and the caller never hears of it",
+        cell="call_with_retry",
+        old=BUDGET,
+        new="if attempt - limited >= max_attempts:",
+        patches=(("call_with_retry", "attempt = 0\n", "attempt = limited = 0\n"),
+                 ("call_with_retry", "attempt += 1",
+                  "attempt += 1\n"
+                  "            limited += isinstance(err, anthropic.RateLimitError)")),
+        loses={"gives_up_with_last_error"},
+    ),
+    # -- retry-after, on every error that sends it -------------------------------------------
+    Mutant(
+        name="retry_after_only_on_429",
+        bug="the retry-after header is read on a RateLimitError only: a 503 or 529 that sent "
+            "one waits the doubling value",
+        cell="call_with_retry",
+        old=HEADERS,
+        new="headers = failure.response.headers if isinstance(\n"
+            "            failure, anthropic.RateLimitError) else {}",
+        loses={"retry_after_honoured"},
+    ),
+    Mutant(
+        name="retry_after_zero_honoured",
+        bug="a retry-after of 0 is honoured: the retry goes out at once, with no wait at all",
+        cell="call_with_retry",
+        old="if hint > 0:",
+        new="if hint >= 0:",
+        patches=(("call_with_retry", PARSE, 'hint = float(headers.get("retry-after", "-1"))'),),
+        loses={"retry_after_honoured"},
+    ),
+    Mutant(
+        name="retry_after_int",
+        bug="int() on the header: a fractional retry-after such as 1.5 fails to parse and the "
+            "doubling value is slept instead",
+        cell="call_with_retry",
+        old=PARSE,
+        new='hint = int(headers.get("retry-after", ""))',
+        loses={"retry_after_honoured"},
+    ),
+    Mutant(
+        name="stale_retry_after",
+        bug="the last retry-after seen is kept: after a 429 that said 5 s, every later retry "
+            "waits 5 s, not its doubling value",
+        cell="call_with_retry",
+        old="hint = 0.0  # no header, or a form we do not parse: keep the doubling value",
+        new="pass  # no header: keep the hint from before",
+        patches=(("call_with_retry", "attempt = 0\n", "attempt = 0\n    hint = 0.0\n"),),
+        loses={"retry_after_honoured"},
+    ),
+    Mutant(
+        name="jitter_from_doubling_under_retry_after",
+        bug="the jitter is drawn from the doubling value even under a retry-after: after three "
+            "503s a retry-after of 2 s sleeps up to 2 + 2.4 s",
+        cell="call_with_retry",
+        old=JITTERED_SLEEP,
+        new="sleep(wait + random.uniform(0, JITTER * min(base * 2 ** (attempt - 1), cap)))",
+        loses={"retry_after_honoured"},
+    ),
+    # -- the cap and the jitter --------------------------------------------------------------
+    Mutant(
+        name="cap_after_jitter",
+        bug="the jittered doubling value is capped, so once the cap engages every sleep is "
+            "exactly the cap and the herd wakes together again",
+        cell="call_with_retry",
+        old=JITTERED_SLEEP,
+        new="sleep(wait + random.uniform(0, JITTER * wait) if hint > 0 else\n"
+            "              min(wait * (1 + random.uniform(0, JITTER)), cap))",
+        loses={"cap_holds"},
+    ),
+    Mutant(
+        name="cap_on_multiplier",
+        bug="the cap limits 2**k, not base * 2**k: with base 0.5 and cap 3 the wait stops at "
+            "1.5 s",
+        cell="call_with_retry",
+        old=DOUBLING,
+        new="wait = min(2 ** (attempt - 1), cap) * base",
+        loses={"cap_holds"},
+    ),
+    Mutant(
+        name="back_to_base_past_cap",
+        bug="past the cap the wait starts over from base instead of staying at the cap",
+        cell="call_with_retry",
+        old=DOUBLING,
+        new="wait = base * 2 ** (attempt - 1)\n        wait = wait if wait <= cap else base",
+        loses={"cap_holds"},
+    ),
+    Mutant(
+        name="jitter_in_seconds",
+        bug="the jitter is a fixed 0-0.3 s, not 30% of the wait: the herd is spread in the "
+            "first round only",
+        cell="call_with_retry",
+        old=JITTERED_SLEEP,
+        new="sleep(wait + random.uniform(0, JITTER))",
+        loses={"jitter_spreads_wakeups", "transient_errors_back_off"},
+    ),
+    Mutant(
+        name="jitter_too_narrow",
+        bug="1% jitter: every sleep differs, but 20 clients still wake inside a few "
+            "milliseconds of each other",
+        cell="call_with_retry",
+        old=JITTERED_SLEEP,
+        new="sleep(wait + random.uniform(0, 0.01 * wait))",
+        loses={"jitter_spreads_wakeups"},
+    ),
+    Mutant(
+        name="jitter_first_retry_only",
+        bug="jitter on the first retry only: from retry 2 on the herd wakes together again",
+        cell="call_with_retry",
+        old=JITTERED_SLEEP,
+        new="sleep(wait + (random.uniform(0, JITTER * wait) if attempt == 1 else 0))",
+        loses={"jitter_spreads_wakeups", "cap_holds"},
     ),
 ]
