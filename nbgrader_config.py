@@ -8,23 +8,23 @@ import os
 import tempfile
 from pathlib import Path
 
-from course.grading.feedback import RedactTests
-from course.grading.runner import KERNEL_ARGS
-
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, TagRemovePreprocessor
 from nbgrader.preprocessors import (
     CheckCellMetadata,
-    GetGrades,
     ClearHiddenTests,
     ClearMarkScheme,
     ClearOutput,
     ClearSolutions,
     ComputeChecksums,
+    GetGrades,
     IncludeHeaderFooter,
     InstantiateTests,
     LockCells,
     SaveCells,
 )
+
+from course.grading.results.feedback import RedactTests
+from course.grading.runner import KERNEL_ARGS
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
 
@@ -62,7 +62,7 @@ c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedE
 # Per-cell limit while autograding (ExecutePreprocessor.timeout is ignored by nbgrader).
 c.Execute.timeout = 30
 c.Execute.interrupt_on_timeout = True
-# `course grade` runs each kernel in its OS sandbox (course/grading/sandbox.py) and uses
+# `course grade` runs each kernel in its OS sandbox (course/grading/execution/sandbox.py) and uses
 # these same arguments; they apply to plain `nbgrader autograde` too. Every grading kernel
 # starts with the network guard on (grading never leaves this machine), and reports errors
 # as one line: a traceback would quote hidden-test source.
@@ -86,12 +86,14 @@ c.KernelManager.ip = os.path.join(tempfile.gettempdir(), f"nbgrader-kernel-{os.g
 
 # `nbgrader collect` takes regular files only: anyone can write to the exchange's inbound
 # folder, and nbgrader's own copy follows a planted link as whoever collects.
-c.ExchangeFactory.collect = "course.grading.exchange.SafeCollect"
+c.ExchangeFactory.collect = "course.grading.execution.exchange.SafeCollect"
 
 # nbgrader's own autograde (the formgrader's Autograde button) would run a submission
-# unsandboxed with its hidden tests in the kernel; it is refused (course/grading/refuse.py).
-from course.grading.refuse import RefusePlainAutograde  # noqa: E402
+# unsandboxed with its hidden tests in the kernel; it is refused
+# (course/grading/execution/refuse.py).
 from nbgrader.converters.autograde import Autograde as _Autograde  # noqa: E402
+
+from course.grading.execution.refuse import RefusePlainAutograde  # noqa: E402
 
 c.Autograde.sanitize_preprocessors = [RefusePlainAutograde,
                                       *_Autograde().sanitize_preprocessors]

@@ -17,7 +17,10 @@ from pathlib import Path
 
 import nbformat
 
-from course.grading import build, grade, mutation, runner
+from course.grading import runner
+from course.grading.authoring import build
+from course.grading.execution import grade
+from course.grading.proofs import mutation
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "lab01_tool_loop"

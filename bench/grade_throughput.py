@@ -30,8 +30,12 @@ from pathlib import Path
 
 import nbformat
 
-from course.grading import build, engine, grade, mutation, runner, sandbox
-from course.grading.refuse import ALLOW
+from course.grading import runner
+from course.grading.authoring import build
+from course.grading.execution import engine, sandbox
+from course.grading.execution.refuse import ALLOW
+from course.grading.proofs import mutation
+from course.grading.results import model
 
 ROOT = Path(__file__).resolve().parents[1]
 LAB = "lab01_tool_loop"
@@ -124,7 +128,7 @@ def main() -> None:
               "(target >= 1.8x)")
         print(f"pool cost per submission: {per_sub:.2f} s = {per_sub / (floor + own):.2f} x "
               f"(floor + own run time) (target <= 1.5x)")
-        rows = grade.scores(ours)
+        rows = model.scores(ours)
         print(f"grades recorded by course grade: {len(rows)}")
     finally:
         shutil.rmtree(plain, ignore_errors=True)

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from course.clock import FakeClock
-from course.grading import authoring
-from course.grading.markers import answer_text
+from course.grading.authoring import scripts
+from course.grading.authoring.markers import answer_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "authoring" / "lab05_semantic_cache" / "lab05_semantic_cache.py"
@@ -31,7 +31,7 @@ DIM = 384
 
 def solution_class() -> type:
     """The notebook's SemanticCache, as a student who wrote the solution would have it."""
-    cells = authoring.parse(SCRIPT.read_text(encoding="utf-8"), str(SCRIPT))
+    cells = scripts.parse(SCRIPT.read_text(encoding="utf-8"), str(SCRIPT))
     (cell,) = [c for c in cells if c.id == "semantic_cache"]
     namespace: dict = {}
     exec(compile(answer_text("\n".join(cell.lines)), str(SCRIPT), "exec"), namespace)

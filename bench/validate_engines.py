@@ -16,7 +16,7 @@ import statistics
 import time
 from pathlib import Path
 
-from course.grading import validate
+from course.grading.proofs import validate
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from course import netguard
-from course.grading import build, mutation, runner
+from course.grading import runner
+from course.grading.authoring import build
 from course.grading.cli import main
+from course.grading.proofs import mutation
 
 from . import ROOT
 

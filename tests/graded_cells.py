@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from course.grading.authoring import build
-from course.grading.markers import without
+from course.grading.authoring.markers import without
+from course.grading.authoring.scripts import build
 
 from . import notebook_code
 

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from course.grading.export import LAB_CONFIG_DIR
+from course.grading.authoring.export import LAB_CONFIG_DIR
 from course.grading.runner import nbgrader_env
 
 

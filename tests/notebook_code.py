@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from course.grading.authoring import build
-from course.grading.markers import answer_text
+from course.grading.authoring.markers import answer_text
+from course.grading.authoring.scripts import build
 
 from . import ROOT
 

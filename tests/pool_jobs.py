@@ -9,7 +9,7 @@ import os
 import time
 from pathlib import Path
 
-from course.grading.engine import Job, Outcome
+from course.grading.execution.engine import Job, Outcome
 
 
 def fake_grade(job: Job) -> Outcome:

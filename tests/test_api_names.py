@@ -7,7 +7,7 @@ import nbformat
 import pytest
 
 from course.grading import runner
-from course.grading.api_names import unnamed
+from course.grading.authoring.api_names import unnamed
 
 from . import ROOT
 

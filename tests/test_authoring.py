@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from course.grading.authoring import AuthoringError, build, parse
-from course.grading.markers import answer_text
-from course.grading.mutation import Mutant, MutantError, submission
+from course.grading.authoring.markers import answer_text
+from course.grading.authoring.scripts import AuthoringError, build, parse
+from course.grading.proofs.mutation import Mutant, MutantError, submission
 
 SCRIPT = '''# %% [markdown]
 # # Title

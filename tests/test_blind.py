@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from course.grading import runner
-from course.grading.blind import (
+from course.grading.proofs.blind import (
     BlindError,
     answer_cells,
     blind_file,
@@ -39,7 +39,7 @@ def test_every_notebook_has_a_blind_set_that_fits_its_release(assignment):
 
 
 def test_a_sample_naming_a_cell_the_notebook_lacks_is_refused():
-    from course.grading.blind import Blind
+    from course.grading.proofs.blind import Blind
 
     (release,) = sorted((ROOT / "release" / "lab01_tool_loop").glob("*.ipynb"))
     with pytest.raises(BlindError, match="no answer cell"):

@@ -27,8 +27,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading.export import LAB_DISABLED_PLUGINS, export_student
-from course.grading.mutation import submission
+from course.grading.authoring.export import LAB_DISABLED_PLUGINS, export_student
+from course.grading.proofs.mutation import submission
 
 from . import ROOT
 

@@ -14,7 +14,7 @@ to ``XSS``, log ``XSS-RAN:<tag>`` and call ``alert`` (Playwright sees the dialog
 
 * control: a page holding the raw markup fires every tagged payload, so the probe works;
 * the unsanitised notebook through nbconvert's classic template fires (what the grader
-  would show without :mod:`course.grading.sanitize`), and does not once the feedback CSP
+  would show without :mod:`course.grading.execution.sanitize`), and does not once the feedback CSP
   is put in its head (the CSP alone holds);
 * the real feedback page, and the same page with its CSP removed (the sanitiser alone holds);
 * Formgrader, served on loopback as the instructor: the submission view and the
@@ -37,9 +37,11 @@ from dataclasses import dataclass, field
 import nbformat
 import pytest
 
-from course.grading import build, grade, runner
-from course.grading.feedback import CSP, harden_page
-from course.grading.mutation import submission
+from course.grading import runner
+from course.grading.authoring import build
+from course.grading.execution import grade
+from course.grading.proofs.mutation import submission
+from course.grading.results.feedback import CSP, harden_page
 
 from . import ROOT
 from .test_browser import (

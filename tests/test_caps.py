@@ -24,11 +24,14 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading import build, grade, preflight, runner
-from course.grading.files import size_text
-from course.grading.integrity import secret_lines
-from course.grading.mutation import submission
-from course.grading.sandbox import MAX_PROCESSES, TMP_BYTES, WORK_BYTES
+from course.grading import runner
+from course.grading.authoring import build
+from course.grading.authoring.integrity import secret_lines
+from course.grading.execution import grade, preflight
+from course.grading.execution.files import size_text
+from course.grading.execution.sandbox import MAX_PROCESSES, TMP_BYTES, WORK_BYTES
+from course.grading.proofs.mutation import submission
+from course.grading.results import model
 
 from . import ROOT
 
@@ -144,7 +147,7 @@ def resources(tmp_path_factory):
     order = ["fork_bomb", "fill_tmp", "fill_work", "good_parallel"]
     runs = {r.student: r for r in grade.autograde(course, [(s, LAB) for s in order], jobs=2,
                                                   progress=False)}
-    rows = {r.student: r for r in grade.scores(course)}
+    rows = {r.student: r for r in model.scores(course)}
     yield course, runs, rows
     shutil.rmtree(course, ignore_errors=True)
 
@@ -234,7 +237,7 @@ def linked(tmp_path_factory):
     except Exception as exc:  # noqa: BLE001 - the test reports it
         crash[1] = exc
     feedback_errors = grade.write_feedback(course, [LAB]) if not any(crash) else []
-    rows = {r.student: r for r in grade.scores(course)}
+    rows = {r.student: r for r in model.scores(course)}
     yield {"course": course, "runs": runs, "rows": rows, "crash": crash, "source": source,
            "links": links, "device": device, "big": big_path.stat().st_size,
            "feedback_errors": feedback_errors}

@@ -19,7 +19,7 @@ from typing import Any
 import anthropic
 import pytest
 
-from course.grading.mutation import load_mutants
+from course.grading.proofs.mutation import load_mutants
 from course.trace import Step, Trace
 from course.wire import Reply, message, text, tool_use
 from course.worlds import capstone as world

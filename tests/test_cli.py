@@ -106,7 +106,7 @@ def test_feedback_writes_html_for_each_student(capsys, class_course):
     assert pages == ["bug-split_results", "solution", "stub"]
     html = (class_course / "feedback" / "bug-split_results" / LAB / f"{LAB}.html").read_text()
     assert "tool results split across 3 user messages" in html
-    from course.grading.integrity import secret_lines
+    from course.grading.authoring.integrity import secret_lines
 
     source = runner.read_notebook(ROOT / "source" / LAB / f"{LAB}.ipynb")
     for page in (class_course / "feedback").rglob("*.html"):
@@ -121,8 +121,8 @@ def test_feedback_writes_html_for_each_student(capsys, class_course):
 
 
 def test_class_report_ranks_cells_and_shortens_long_name_lists():
-    from course.grading.grade import CellScore, NotebookScore
-    from course.grading.report import class_report
+    from course.grading.results.model import CellScore, ClassResults, NotebookScore
+    from course.grading.results.report import class_report
 
     rows = []
     for i in range(8):
@@ -130,7 +130,7 @@ def test_class_report_ranks_cells_and_shortens_long_name_lists():
         rows.append(NotebookScore(f"s{i}", "lab", "lab", [
             CellScore("a", lost, 2, True), CellScore("b", 2 if i else 0, 2, True),
             CellScore("essay", None, 3, False)]))
-    text = class_report(rows)
+    text = class_report(ClassResults(rows))
     lines = text.splitlines()
     assert lines[1] == "  7/8  lab: a  (s0, s1, s2, s3, s4, and 2 more)"
     assert lines[2] == "  1/8  lab: b  (s0)"

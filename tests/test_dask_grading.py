@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from course.grading import build, grade, runner
-from course.grading.mutation import samples, write_samples
+from course.grading import runner
+from course.grading.authoring import build
+from course.grading.execution import grade
+from course.grading.proofs.mutation import samples, write_samples
+from course.grading.results import model
 
 from . import ROOT
 
@@ -19,7 +22,7 @@ LAB = "lab01_tool_loop"
 
 
 def _grades(course: Path) -> dict[tuple[str, str], float | None]:
-    return {(r.student, c.grade_id): c.score for r in grade.scores(course) for c in r.cells}
+    return {(r.student, c.grade_id): c.score for r in model.scores(course) for c in r.cells}
 
 
 def test_cluster_gradebook_equals_a_local_run(tmp_path, graded_class):

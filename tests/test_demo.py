@@ -12,7 +12,7 @@ import pytest
 
 from course.grading import cli
 from course.grading.demo import run_demo
-from course.grading.diagnose import mutants_of
+from course.grading.results.diagnose import mutants_of
 
 from . import ROOT
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from course.grading import runner
-from course.grading.diagnose import MIN_SIMILARITY, class_counts, diagnose, mutants_of
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
+from course.grading.results.diagnose import MIN_SIMILARITY, class_counts, diagnose, mutants_of
 
 from . import ROOT
 
@@ -55,27 +55,27 @@ def test_class_counts_group_students_by_diagnosis():
 
 
 def test_class_report_counts_students_per_diagnosed_bug():
-    from course.grading.grade import CellScore, NotebookScore
-    from course.grading.report import class_report
+    from course.grading.results.model import CellScore, ClassResults, NotebookScore
+    from course.grading.results.report import class_report
 
     def row(student, lost):
         return NotebookScore(student, "lab", "lab", [
             CellScore(g, 0 if g in lost else 2, 2, True) for g in ("x", "y", "z")])
 
     mutants = {"lab": [_mutant("split", {"x"}), _mutant("cap", {"y", "z"})]}
-    text = class_report([row("ann", {"x"}), row("bob", {"x"}), row("cy", {"y", "z"}),
-                         row("dee", set())], mutants=mutants)
+    text = class_report(ClassResults([row("ann", {"x"}), row("bob", {"x"}), row("cy", {"y", "z"}),
+                                      row("dee", set())], mutants=mutants))
     assert "  2  lab: looks like bug split  (ann, bob)" in text
     assert "  1  lab: looks like bug cap  (cy)" in text
     assert "dee" not in text.split("Diagnosed bugs")[1]
-    assert "Diagnosed bugs" not in class_report([row("ann", {"x"})])
+    assert "Diagnosed bugs" not in class_report(ClassResults([row("ann", {"x"})]))
 
 
 def test_class_report_leaves_flagged_submissions_out_of_the_diagnoses():
     """A flagged submission scores 0 until cleared; it is listed, not diagnosed as a bug
     (as the HTML report does)."""
-    from course.grading.grade import CellScore, NotebookScore
-    from course.grading.report import class_report
+    from course.grading.results.model import CellScore, ClassResults, NotebookScore
+    from course.grading.results.report import class_report, grade_table
 
     def row(student, lost):
         return NotebookScore(student, "lab", "lab", [
@@ -83,9 +83,9 @@ def test_class_report_leaves_flagged_submissions_out_of_the_diagnoses():
 
     mutants = {"lab": [_mutant("split", {"x"})]}
     rows = [row("ann", {"x"}), row("eve", {"x", "y"})]
-    plain = class_report(rows, mutants=mutants)
+    plain = class_report(ClassResults(rows, mutants=mutants))
     assert "eve" in plain.split("Diagnosed bugs")[1]
-    text = class_report(rows, {"eve/lab": ["builtin all replaced"]}, mutants)
-    diagnosed = text.split("Diagnosed bugs")[1].split("Submissions flagged")[0]
+    flagged = ClassResults(rows, reviews={"eve/lab": ["builtin all replaced"]}, mutants=mutants)
+    diagnosed = class_report(flagged).split("Diagnosed bugs")[1]
     assert "(ann)" in diagnosed and "eve" not in diagnosed
-    assert "needs review: eve/lab: builtin all replaced" in text
+    assert "?? eve / lab: needs review: builtin all replaced" in grade_table(flagged)

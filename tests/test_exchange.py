@@ -26,10 +26,11 @@ import nbformat
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from course.grading import export
+from course.grading.authoring import export
 from course.grading.cli import main
-from course.grading.grade import scores, submitted_at
-from course.grading.mutation import load_mutants, submission
+from course.grading.execution.grade import submitted_at
+from course.grading.proofs.mutation import load_mutants, submission
+from course.grading.results.model import scores
 from course.grading.runner import CONFIG_FILE, nbgrader_env, scratch_course
 
 from . import ROOT

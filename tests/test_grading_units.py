@@ -8,13 +8,14 @@ import io
 import nbformat
 import pytest
 
-from course.grading import engine, report
-from course.grading.feedback import RedactTests, scan_page
-from course.grading.grade import CellScore, GradeRun, NotebookScore
-from course.grading.integrity import secret_lines
-from course.grading.pool import Progress
+from course.grading.authoring.integrity import secret_lines
+from course.grading.execution import engine
+from course.grading.execution.pool import Progress
+from course.grading.execution.sandbox import Sandbox
+from course.grading.results import report
+from course.grading.results.feedback import RedactTests, scan_page
+from course.grading.results.model import CellScore, ClassResults, GradeRun, NotebookScore
 from course.grading.runner import last_error, read_notebook
-from course.grading.sandbox import Sandbox
 
 from . import ROOT
 
@@ -106,13 +107,16 @@ def test_grade_table_shows_failed_review_and_no_sandbox():
     runs = [GradeRun("ann", LAB, True, sandboxed=False),
             GradeRun("bob", LAB, False, "kernel died in cell agent (exit code 1)"),
             GradeRun("cy", LAB, True, review=["builtin all replaced"])]
-    text = report.grade_table([_row("ann", 2), _row("bob", 0), _row("cy", 0)], runs)
+    results = ClassResults([_row("ann", 2), _row("bob", 0), _row("cy", 0)], runs,
+                           {f"cy/{LAB}": ["builtin all replaced"]})
+    text = report.grade_table(results)
     assert "!! bob / lab01_tool_loop: FAILED: kernel died in cell agent (exit code 1)" in text
     assert "   bob " not in text  # no zeros that look like a grade
     assert "?? cy / lab01_tool_loop: needs review: builtin all replaced" in text
     assert "WARNING: graded WITHOUT the sandbox" in text
-    rep = report.class_report([_row("cy", 0)], {f"cy/{LAB}": ["builtin all replaced"]})
-    assert f"needs review: cy/{LAB}: builtin all replaced" in rep
+    # bob's run failed: his stale zero is no lost cell either; cy awaits review
+    rep = report.class_report(results)
+    assert f"1/2  {LAB}: step_cap  (cy)" in rep and "bob" not in rep
 
 
 def test_progress_prints_one_plain_line_per_submission():
@@ -156,8 +160,8 @@ def test_a_kernel_that_fails_to_start_is_retried_once(monkeypatch, release, sour
 def test_judging_a_sample_names_every_wrong_cell():
     """The verdict on a sample's cells fails when a bug keeps a cell it must lose, loses one
     it must keep, or names a cell that does not exist."""
-    from course.grading.mutation import Mutant, Sample
-    from course.grading.verify import judge_cells
+    from course.grading.proofs.mutation import Mutant, Sample
+    from course.grading.proofs.verify import judge_cells
 
     bug = Mutant("b", "a bug", "agent", "x", "y", loses={"caught"})
     sample = Sample("bug-b", "lab", "mutant", bug)

@@ -13,8 +13,11 @@ import shutil
 import nbformat
 import pytest
 
-from course.grading import build, grade, runner
-from course.grading.mutation import submission
+from course.grading import runner
+from course.grading.authoring import build
+from course.grading.execution import grade
+from course.grading.proofs.mutation import submission
+from course.grading.results import model
 
 from . import ROOT
 
@@ -78,7 +81,7 @@ def graded(tmp_path_factory):
     rest = [(s, LAB) for s in ("malformed_json", "deleted_cells", "infinite_loop", "kernel_dies",
                                "network_call", "duplicate_cell", "late_good")]
     runs = {r.student: r for r in first + grade.autograde(course, rest, jobs=2)}
-    table = {r.student: r for r in grade.scores(course)}
+    table = {r.student: r for r in model.scores(course)}
     yield course, runs, table
     shutil.rmtree(course, ignore_errors=True)
 

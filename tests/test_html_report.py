@@ -13,11 +13,19 @@ from html.parser import HTMLParser
 
 import pytest
 
-from course.grading import mutation, runner
+from course.grading import runner
 from course.grading.cli import main
-from course.grading.grade import CellScore, GradeRun, NotebookScore, load_runs, save_runs
-from course.grading.html_report import histogram_bins, render
-from course.grading.mutation import Mutant
+from course.grading.proofs import mutation
+from course.grading.proofs.mutation import Mutant
+from course.grading.results.html_report import histogram_bins, render
+from course.grading.results.model import (
+    CellScore,
+    ClassResults,
+    GradeRun,
+    NotebookScore,
+    load_runs,
+    save_runs,
+)
 
 from . import ROOT
 
@@ -80,7 +88,7 @@ def page() -> tuple[str, Page]:
     runs = [GradeRun(r.student, "lab", ok=r.student != "gone", seconds=1.0) for r in rows]
     runs[-2].error = "kernel died: " + HOSTILE  # "gone": its stale grades are dropped
     reviews = {"eve/lab": [HOSTILE_REASON, "deleted test cell step_cap"]}
-    text = render(rows, runs, reviews, MUTANTS,
+    text = render(ClassResults(rows, runs, reviews, MUTANTS),
                   generated=datetime(2026, 1, 5, 9, 0, tzinfo=UTC))
     return text, Page(text)
 
@@ -176,7 +184,7 @@ def test_the_page_is_self_contained(page):
 
 
 def test_a_class_with_nothing_graded_still_renders():
-    doc = Page(render([], []))
+    doc = Page(render(ClassResults([])))
     assert len(doc.scripts) == 1 and "Nothing graded yet." in "".join(doc.text)
 
 
@@ -242,15 +250,16 @@ def test_the_report_renders_and_sorts_in_chromium(graded, tmp_path):
     _require_browser()
     course, _ = graded
     # one hostile student id added to the real grades: it must show as text, never run
-    from course.grading.grade import load_runs as runs_of
-    from course.grading.grade import needs_review, scores
-    from course.grading.html_report import write
+    from course.grading.results.html_report import write
+    from course.grading.results.model import load_runs as runs_of
+    from course.grading.results.model import needs_review, scores
 
     rows = scores(course)
     evil = NotebookScore(HOSTILE, rows[0].assignment, rows[0].notebook,
                          [CellScore(c.grade_id, 0, c.max_score, c.auto) for c in rows[0].cells])
     seeded = {LAB: mutation.load_mutants(ROOT / "tests" / "mutants" / f"{LAB}.py")}
-    path = write(render([*rows, evil], runs_of(course), needs_review(course), seeded),
+    path = write(render(ClassResults([*rows, evil], runs_of(course), needs_review(course),
+                                     seeded)),
                  tmp_path / "report.html")
 
     with sync_playwright() as pw:

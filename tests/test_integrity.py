@@ -12,9 +12,11 @@ import shutil
 
 import pytest
 
-from course.grading import build, export, integrity, markers, mutation, runner
-from course.grading.mutation import load_mutants
-from course.grading.verify import grade_samples, judge_cells, quick_cells
+from course.grading import runner
+from course.grading.authoring import build, export, integrity, markers
+from course.grading.proofs import mutation
+from course.grading.proofs.mutation import load_mutants
+from course.grading.proofs.verify import grade_samples, judge_cells, quick_cells
 
 from . import ROOT
 
@@ -246,7 +248,7 @@ def test_release_check_notices_a_hand_edit(tree):
 
 
 def test_instructor_notes_stay_out_of_release_and_in_solutions():
-    from course.grading.authoring import INSTRUCTOR_TAG
+    from course.grading.authoring.scripts import INSTRUCTOR_TAG
 
     checked = 0
     for a in ASSIGNMENTS:

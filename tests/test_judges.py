@@ -11,7 +11,8 @@ import nbformat
 import pytest
 
 from course import observe
-from course.grading import engine, judge, markers, sanitize
+from course.grading.authoring import markers
+from course.grading.execution import engine, judge, sanitize
 from course.grading.runner import read_notebook
 
 from . import ROOT
@@ -220,7 +221,7 @@ def test_sanitize_keeps_plain_text_before_the_first_record_and_nothing_after():
 def test_no_judge_line_is_sent_to_the_kernel(monkeypatch):
     """Grade Lab 1's solution (unsandboxed is enough: what is sent does not depend on the
     sandbox) while recording every piece of code sent to the kernel."""
-    from course.grading.build import solution_notebook
+    from course.grading.authoring.build import solution_notebook
 
     source_path = ROOT / "source" / LAB / f"{LAB}.ipynb"
     source = source_path.read_text(encoding="utf-8")
@@ -243,7 +244,7 @@ def test_no_judge_line_is_sent_to_the_kernel(monkeypatch):
                                       sandboxed=False))
     assert out.ok, out.error
     nb = nbformat.reads(out.executed, as_version=4)
-    from course.grading.grade import expected_scores
+    from course.grading.execution.grade import expected_scores
 
     assert sum(v or 0 for v in expected_scores(nb, False).values()) == 14
     everything = "\n".join(sent)
@@ -259,8 +260,10 @@ def test_a_slow_submission_meets_its_budget_and_a_flood_its_cap(tmp_path, monkey
     """A submission that sleeps in every call runs past its budget (2x the solution's time
     here, at least 40 s) and fails with that reason; one that prints 95 MB keeps at most the
     notebook's output cap; a correct classmate graded beside them scores full."""
-    from course.grading import build, grade, preflight, runner
-    from course.grading.mutation import submission
+    from course.grading import runner
+    from course.grading.authoring import build
+    from course.grading.execution import grade, preflight
+    from course.grading.proofs.mutation import submission
 
     # A floor well above a correct submission's time on a loaded machine (about 10 s) and far
     # below the sleeper's (about 14 calls of 8 s): the budget, not the machine, decides.

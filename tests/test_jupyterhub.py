@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from course.grading import export
+from course.grading.authoring import export
 from course.grading.runner import CONFIG_FILE, nbgrader_env
 
 from . import ROOT

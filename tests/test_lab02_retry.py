@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from course.clock import FakeClock, FakeSleep
-from course.grading.authoring import parse
-from course.grading.mutation import load_mutants
+from course.grading.authoring.scripts import parse
+from course.grading.proofs.mutation import load_mutants
 from course.wire import Reply
 from course.worlds import retry as world
 

@@ -15,7 +15,7 @@ import anthropic
 import matplotlib
 import pytest
 
-from course.grading.mutation import load_mutants
+from course.grading.proofs.mutation import load_mutants
 from course.worlds import budget as world
 
 from . import ROOT, notebook_code

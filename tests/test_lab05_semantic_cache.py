@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from course.clock import FakeClock
-from course.grading import authoring
-from course.grading.markers import answer_text
+from course.grading.authoring import scripts
+from course.grading.authoring.markers import answer_text
 from course.worlds import semantic_cache as sc
 
 from . import ROOT, notebook_code
@@ -29,8 +29,8 @@ DATA = ROOT / "course" / "data" / "lab05_semantic_cache__embeddings.json"
 SEED_GRID = (0.88, 0.90, 0.92, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99, 0.995)
 
 
-def _cells() -> list[authoring.CellSpec]:
-    return authoring.parse(SCRIPT.read_text(encoding="utf-8"), str(SCRIPT))
+def _cells() -> list[scripts.CellSpec]:
+    return scripts.parse(SCRIPT.read_text(encoding="utf-8"), str(SCRIPT))
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from course.grading.mutation import load_mutants
+from course.grading.proofs.mutation import load_mutants
 from course.worlds import cache_audit as world
 
 from . import graded_cells as cells

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from anthropic.lib.streaming import MessageStreamManager
 
-from course.grading.mutation import load_mutants
+from course.grading.proofs.mutation import load_mutants
 from course.worlds import token_accounting as world
 
 from . import graded_cells as cells

@@ -13,7 +13,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading import export, quickrun
+from course.grading.authoring import export
+from course.grading.execution import quickrun
 
 #: ``python -m course`` is the instructor's entry point; in a student copy it says so and
 #: exits (its ImportError fallback), so it is the one student-side file that names grading.

@@ -13,8 +13,8 @@ from functools import partial
 
 import pytest
 
-from course.grading.authoring import build
-from course.grading.mutation import load_mutants
+from course.grading.authoring.scripts import build
+from course.grading.proofs.mutation import load_mutants
 from course.worlds import context_cache as cc
 
 from . import ROOT, notebook_code

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from course.grading import markers
-from course.grading.markers import MarkerError
+from course.grading.authoring import markers
+from course.grading.authoring.markers import MarkerError
 
 CELL = """def f(x):
     ### BEGIN SOLUTION

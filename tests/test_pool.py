@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from course.grading.engine import Job
-from course.grading.pool import run_local
+from course.grading.execution.engine import Job
+from course.grading.execution.pool import run_local
 
 from .pool_jobs import fake_grade
 

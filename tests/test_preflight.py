@@ -6,8 +6,10 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from course.grading import build, grade, preflight, runner, sandbox
-from course.grading.mutation import submission
+from course.grading import runner
+from course.grading.authoring import build
+from course.grading.execution import grade, preflight, sandbox
+from course.grading.proofs.mutation import submission
 
 from . import ROOT
 

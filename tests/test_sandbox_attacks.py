@@ -22,10 +22,13 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading import build, grade, runner
-from course.grading.feedback import own_lines, page_lines, scan_page
-from course.grading.integrity import secret_lines
-from course.grading.mutation import submission
+from course.grading import runner
+from course.grading.authoring import build
+from course.grading.authoring.integrity import secret_lines
+from course.grading.execution import grade
+from course.grading.proofs.mutation import submission
+from course.grading.results import model
+from course.grading.results.feedback import own_lines, page_lines, scan_page
 
 from . import ROOT
 
@@ -323,8 +326,8 @@ def attacked(tmp_path_factory):
     first = grade.grade_class(course, [LAB], jobs=1, progress=False)
     before = {r.student: [(c.grade_id, c.score) for c in r.cells] for r in first.rows}
     instructor_files = _tree_hash(course, ("autograded", "submitted", "feedback",
-                                           "gradebook.db", grade.REVIEWS_FILE,
-                                          grade.RUNS_FILE))
+                                           "gradebook.db", model.REVIEWS_FILE,
+                                          model.RUNS_FILE))
     site_files = {str(p) for d in site.getsitepackages() for p in Path(d).iterdir()}
 
     for name, code in ATTACKS.items():
@@ -491,13 +494,13 @@ def test_tampering_is_flagged_and_scores_zero(attacked, student, what):
     run, row = attacked["runs"][student], attacked["rows"][student]
     assert any(what in r for r in run.review), run.review
     assert row.auto_score == 0
-    assert f"{student}/{LAB}" in grade.needs_review(attacked["course"])
+    assert f"{student}/{LAB}" in model.needs_review(attacked["course"])
 
 
 def test_no_instructor_file_changed(attacked):
     now = _tree_hash(attacked["course"], ("autograded", "submitted", "feedback",
-                                          "gradebook.db", grade.REVIEWS_FILE,
-                                          grade.RUNS_FILE))
+                                          "gradebook.db", model.REVIEWS_FILE,
+                                          model.RUNS_FILE))
     assert now == attacked["instructor_files"]
 
 
@@ -505,9 +508,9 @@ def test_clearing_a_review_restores_the_real_scores(attacked):
     course = attacked["course"]
     # The event hook only printed: once cleared, the answer's real (full) scores count.
     grade.clear_review(course, "echo_event_hook", LAB)
-    row = {r.student: r for r in grade.scores(course)}["echo_event_hook"]
+    row = {r.student: r for r in model.scores(course)}["echo_event_hook"]
     assert row.auto_score == row.auto_max == 14
-    assert "echo_event_hook/" + LAB not in grade.needs_review(course)
+    assert "echo_event_hook/" + LAB not in model.needs_review(course)
     assert not grade.reconcile(course, [("echo_event_hook", LAB)])
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading.export import export_student
+from course.grading.authoring.export import export_student
 
 from . import ROOT
 

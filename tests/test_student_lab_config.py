@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from course.grading.export import (
+from course.grading.authoring.export import (
     LAB_CONFIG_DIR,
     LAB_DISABLED_PLUGINS,
     SERVER_DISABLED_EXTENSIONS,

@@ -24,7 +24,7 @@ from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: E402
 from langgraph.errors import GraphRecursionError  # noqa: E402
 
 from course.fakes import FakeAPI, Scripted  # noqa: E402
-from course.grading.authoring import build  # noqa: E402
+from course.grading.authoring.scripts import build  # noqa: E402
 from course.worlds import graphs  # noqa: E402
 
 from . import notebook_code  # noqa: E402

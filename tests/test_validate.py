@@ -1,6 +1,6 @@
 """The Validate catch rate is measured, and it can fail.
 
-``course.grading.validate`` runs Validate on release notebooks filled with mutated
+``course.grading.proofs.validate`` runs Validate on release notebooks filled with mutated
 solutions, by default through the quick engine. These tests measure every notebook in one
 batch, then a damaged copy of Lab 1's release whose visible assertion for one mutant was
 removed: the rate must drop. The quick engine is checked against real ``nbgrader validate``
@@ -15,8 +15,9 @@ import nbformat
 import pytest
 from nbgrader.utils import compute_checksum
 
-from course.grading import quickrun, validate
-from course.grading.mutation import load_mutants
+from course.grading.execution import quickrun
+from course.grading.proofs import validate
+from course.grading.proofs.mutation import load_mutants
 
 from . import ROOT
 

@@ -8,7 +8,7 @@ import sys
 
 import nbformat
 
-from course.grading.export import student_config
+from course.grading.authoring.export import student_config
 from course.grading.runner import nbgrader_env
 
 from . import ROOT

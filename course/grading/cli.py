@@ -24,10 +24,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..cassette import CassetteError
-from . import build, diagnose, export, grade, report
-from .authoring import AuthoringError
-from .markers import MarkerError
-from .mutation import MutantError
+from .authoring import build, export
+from .authoring.markers import MarkerError
+from .authoring.scripts import AuthoringError
+from .execution import grade
+from .proofs.mutation import MutantError
+from .results import report
+from .results.model import ClassResults
 from .runner import DEFAULT_JOBS, PipelineError, repo_root, select
 
 
@@ -72,13 +75,12 @@ def cmd_grade(args: argparse.Namespace) -> int:
     result = grade.grade_class(root, args.assignments, jobs=args.jobs, timeout=args.timeout,
                                sandbox=not args.no_sandbox, scheduler=args.scheduler,
                                budget_factor=args.budget_factor)
-    print(report.grade_table(result.rows, result.runs))
-    seeded = {a: diagnose.mutants_of(root, a) for a in {r.assignment for r in result.rows}}
-    print(report.class_report(result.rows, grade.needs_review(root), seeded))
+    print(report.grade_table(result))
+    print(report.class_report(result))
     for m in result.mismatches:
         print(f"gradebook differs from the autograded notebook: {m}")
     where = f"on {args.scheduler}" if args.scheduler else f"with {args.jobs} worker(s)"
-    print(f"autograded {result.graded}/{len(result.runs)} submissions in {result.seconds:.1f}s "
+    print(f"autograded {result.n_graded}/{len(result.runs)} submissions in {result.seconds:.1f}s "
           f"{where}")
     _write_report(root, None)
     return 0 if result.ok else 1
@@ -86,7 +88,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 def _write_report(root: Path, out: Path | None, which: list[str] | None = None) -> Path:
     """Write the HTML class report and print where it is, as a URL a browser opens."""
-    from . import html_report
+    from .results import html_report
 
     path = html_report.write(html_report.course_report(root, which),
                              out if out is not None else root / html_report.REPORT_PATH)
@@ -115,11 +117,11 @@ def cmd_feedback(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .integrity import check_tree
+    from .authoring.integrity import check_tree
 
     root = _root(args)
     status = _report_sync("source/", build.build_sources(root, check=True), True)
-    from .feedback import scan_feedback
+    from .results.feedback import scan_feedback
 
     problems = [*check_tree(root), *scan_feedback(root)]
     for p in problems:
@@ -134,13 +136,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from .verify import grade_samples
+    from .proofs.verify import grade_samples
 
     root = _root(args)
     start = time.monotonic()
     verdicts, _ = grade_samples(root, args.assignments, mutants=args.mutants, jobs=args.jobs)
     rows = [r for v in verdicts for r in v.scores]
-    print(report.grade_table(rows, [v.run for v in verdicts]))
+    print(report.grade_table(ClassResults(rows, [v.run for v in verdicts])))
     for v in verdicts:
         mark = "ok  " if v.ok else "FAIL"
         what = v.sample.mutant.bug if v.sample.mutant else v.sample.kind
@@ -160,7 +162,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def _print_blind_rates(root: Path, which: list[str], jobs: int) -> None:
     """Print what Validate and grading make of the blind samples (``tests/blind/``): a
     measure of the visible tests on bugs nobody tuned them to, not (yet) a gate."""
-    from .blind import TARGET, measure
+    from .proofs.blind import TARGET, measure
 
     for rate in measure(root, which, jobs):
         problems = rate.problems()
@@ -171,7 +173,7 @@ def _print_blind_rates(root: Path, which: list[str], jobs: int) -> None:
 
 def _print_catch_rates(root: Path, which: list[str], jobs: int, engine: str) -> int:
     """Print the Validate catch rate of each assignment; the number that fall short."""
-    from .validate import catch_rates
+    from .proofs.validate import catch_rates
 
     short = 0
     for rate in catch_rates(root, which, jobs, engine=engine):

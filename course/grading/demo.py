@@ -14,10 +14,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import html_report, report
-from .diagnose import mutants_of
+from .proofs.verify import grade_samples
+from .results import html_report, report
+from .results.diagnose import mutants_of
+from .results.model import ClassResults
 from .runner import DEFAULT_JOBS, select
-from .verify import grade_samples
 
 
 def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS,
@@ -40,8 +41,10 @@ def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS,
     runs = [v.run for v in verdicts]
     seeded = {a: mutants_of(root, a) for a in names}
     print()
-    print(report.grade_table(rows, runs))
-    print(report.class_report(rows, mutants=seeded))
+    reviews = {f"{r.student}/{r.assignment}": r.review for r in runs if r.ok and r.review}
+    results = ClassResults(rows, runs, reviews, seeded)
+    print(report.grade_table(results))
+    print(report.class_report(results))
     for v in verdicts:
         mark = "ok  " if v.ok else "FAIL"
         what = f"{v.sample.mutant.name}: {v.sample.mutant.bug}" if v.sample.mutant \
@@ -57,9 +60,8 @@ def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS,
         print("\nFeedback HTML was generated for every submission (use --keep DIR to keep it).")
     print(f"{len(verdicts) - bad}/{len(verdicts)} submissions scored as they must, "
           f"in {took:.1f}s with {jobs} parallel job(s)")
-    reviews = {f"{r.student}/{r.assignment}": r.review for r in runs if r.ok and r.review}
     target = (course if keep is not None and course is not None
               else Path(tempfile.mkdtemp(prefix="course-demo-report-"))) / html_report.REPORT_PATH
-    page = html_report.render(rows, runs, reviews, seeded, title="Class report: demo")
+    page = html_report.render(results, title="Class report: demo")
     print(f"class report: {html_report.write(page, target).as_uri()}")
     return 1 if bad else 0

@@ -9,7 +9,7 @@ Written before the notebook settled what an empty citation id does (`[src:]` and
 were then brought to that rule, nothing else.
 """
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 AUTHORIZE = r'''from course.worlds import capstone as world
 

@@ -1,6 +1,6 @@
 """Blind samples for lab03_budget: written from the release notebook alone."""
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 
 def _patch(source: str, *edits: tuple[str, str]) -> str:

@@ -1,6 +1,6 @@
 """Blind samples for lab04_loop_detector: written from the release notebook alone."""
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 
 def _patch(source: str, *edits: tuple[str, str]) -> str:

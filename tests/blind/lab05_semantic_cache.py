@@ -5,7 +5,7 @@ Each sample fills all three answer cells. The bugs start from one plain, correct
 differs from a working cache in exactly one place.
 """
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 SEMANTIC_CACHE_CELL = r'''import time
 

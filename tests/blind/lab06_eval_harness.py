@@ -8,7 +8,7 @@ Written before the notebook settled its rules for a trace whose text is None (it
 correct variants were then brought to those rules, nothing else.
 """
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 CASE_RUN_CELL = r'''import statistics
 from dataclasses import dataclass, field

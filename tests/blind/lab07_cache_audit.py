@@ -10,7 +10,7 @@ It was also written before the notebook said a probe is matched as the render wr
 correct variants' probe filter follows that rule now.
 """
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 PRICE_CELL = r'''PRICE = {
     "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},

@@ -9,7 +9,7 @@ always ends with a newline): the base and the correct variants were then brought
 nothing else.
 """
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 OFFLOADER_CELL = r'''import hashlib
 import json

@@ -1,6 +1,6 @@
 """Blind samples for lab09_trajectory: written from the release notebook alone."""
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 CELL = "trajectory"
 

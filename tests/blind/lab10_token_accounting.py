@@ -4,7 +4,7 @@ The notebook's price for claude-sonnet-5 changed from $3 / $15 to $2 / $10 per M
 these were written (its model page's price); the price tables here follow it, nothing else.
 """
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 PRICE_CELL = '''PRICE = {
     "claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},

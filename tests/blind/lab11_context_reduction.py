@@ -6,7 +6,7 @@ not counted): the base, the two correct variants and the one bug about it follow
 now stated.
 """
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 CELL = "reduction"
 

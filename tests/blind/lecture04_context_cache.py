@@ -5,7 +5,7 @@ with :func:`_swap` (which fails loudly if the edited text is not in the base). T
 variants are written out in full, in a different structure.
 """
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 RUN_LOOP = r'''import json
 

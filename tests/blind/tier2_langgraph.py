@@ -7,7 +7,7 @@ cached answer that is empty after .strip() is neither served as a hit nor stored
 correct variants' cache cells were brought to that rule, nothing else.
 """
 
-from course.grading.blind import Blind
+from course.grading.proofs.blind import Blind
 
 RESUME = '''import anthropic
 from langchain_core.messages import HumanMessage

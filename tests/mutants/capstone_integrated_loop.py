@@ -2,7 +2,7 @@
 (seed 001, "Putting it together"), each a text edit of the solution that must lose exactly its
 graded cells."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 _RUN_AUTH = (
     "                if not guards.authorize(name, args, tenant):\n"

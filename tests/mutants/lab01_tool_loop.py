@@ -1,6 +1,6 @@
 """Lab 1 mutants: the five plumbing failures of seed 001 exercise 1, plus the stop_reason bugs."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 KEEP_ALL = 'history.append({"role": "assistant", "content": reply.content})'
 ONE_MESSAGE = 'history.append({"role": "user", "content": results})'

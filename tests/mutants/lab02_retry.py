@@ -1,6 +1,6 @@
 """Lab 2 mutants: the retry bugs of seed 001 exercise 2, each caught by its own graded cell."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 JITTERED_SLEEP = "sleep(wait + random.uniform(0, JITTER * wait))"
 CLASSIFIED = "except (anthropic.RateLimitError, anthropic.InternalServerError,"

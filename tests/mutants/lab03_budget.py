@@ -1,7 +1,7 @@
 """Lab 3 mutants: the budget bugs of seed 001 exercise 3 (the arithmetic, the two signals, the
 per-model attribution)."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 MUTANTS = [
     Mutant(

@@ -1,6 +1,6 @@
 """Seeded bugs for lab 4 (loop detector), from seed 001 exercise 4 and its issue."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 MUTANTS = [
     Mutant(

@@ -1,6 +1,6 @@
 """Lab 5 mutants: the semantic-cache bugs of seed 001 exercise 5 and its "Test it" section."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 MUTANTS = [
     Mutant(

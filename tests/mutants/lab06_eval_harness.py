@@ -1,6 +1,6 @@
 """Seeded bugs for lab 6 (eval harness), from seed 001 exercise 6 and its issue."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 _RUN_CASE_CELLS = {"run_case_shape", "content_case_insensitive", "route_not_asserted",
                    "call_budget", "safety_all_runs", "flake_not_success"}

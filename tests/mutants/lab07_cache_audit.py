@@ -1,7 +1,7 @@
 """Lab 7 mutants: the prompt-cache audit bugs of seed 001 exercise 7 (pricing, where the hit rate
 is read, what it divides by, and what the invalidator diff is allowed to see)."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 MUTANTS = [
     Mutant(

@@ -1,6 +1,6 @@
 """Seeded bugs for lab 9 (trajectory assertions), from seed 001 exercise 9 and its issue."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 _APPENDS = [
     'self.violations.append(f"EFFICIENCY: {name} called {count}x (max {n})")',

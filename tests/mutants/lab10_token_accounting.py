@@ -1,7 +1,7 @@
 """Lab 10 mutants: the token-accounting bugs of seed 001 exercise 10 (the four price terms, the
 streamed usage, retried attempts, and the call site nobody decorated)."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 MUTANTS = [
     Mutant(

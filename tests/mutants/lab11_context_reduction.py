@@ -1,6 +1,6 @@
 """Seeded bugs for lab 11 (context reduction), from seed 002 and its issue."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 MUTANTS = [
     Mutant(

@@ -1,6 +1,6 @@
 """Lecture 4 mutants: the context-policy, ledger and retry bugs named in seed 000 and the issue."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 MUTANTS = [
     Mutant(

@@ -1,6 +1,6 @@
 """Tier 2 mutants: one per property the framework changes, from seed 001's LangGraph tiers."""
 
-from course.grading.mutation import Mutant
+from course.grading.proofs.mutation import Mutant
 
 MUTANTS = [
     Mutant(

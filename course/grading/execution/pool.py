@@ -151,7 +151,7 @@ def run_dask(jobs: Sequence[Job], scheduler: str,
     try:
         from distributed import Client, as_completed
     except ImportError:
-        from .runner import PipelineError
+        from ..runner import PipelineError
 
         raise PipelineError("--scheduler needs dask.distributed: "
                             "pip install 'owning-the-agent-loop[cluster]'") from None

@@ -13,7 +13,7 @@ import multiprocessing
 from multiprocessing.context import BaseContext
 
 #: What the fork server imports before it forks the first worker.
-PRELOAD = ["course.grading.engine"]
+PRELOAD = ["course.grading.execution.engine"]
 
 
 def context() -> BaseContext:

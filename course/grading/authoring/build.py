@@ -19,8 +19,7 @@ import nbformat
 from nbclient import NotebookClient
 from traitlets.config import Config
 
-from . import authoring, markers
-from .runner import (
+from ..runner import (
     DEFAULT_JOBS,
     KERNEL_ARGS,
     PipelineError,
@@ -31,6 +30,7 @@ from .runner import (
     scratch_course,
     select,
 )
+from . import markers, scripts
 
 
 def generate(course_dir: Path, assignment: str) -> None:
@@ -71,7 +71,7 @@ def _sync(target: Path, expected: dict[Path, bytes], check: bool) -> list[str]:
 
 def build_sources(root: Path, check: bool = False) -> list[str]:
     """authoring/*.py -> source/*.ipynb. Returns what was (or, with check, would be) changed."""
-    built = {p: t.encode() for p, t in authoring.build_all(root).items()}
+    built = {p: t.encode() for p, t in scripts.build_all(root).items()}
     # Files beside the notebooks (data an assignment ships) are not generated: keep them.
     src = root / "source"
     extras = [p for p in src.rglob("*") if p.is_file() and p.suffix != ".ipynb"] \

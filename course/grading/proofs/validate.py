@@ -8,7 +8,7 @@ solution must pass Validate, and print no warning on the way.
 
 Two engines give the same answer. ``nbgrader`` runs the real command once per notebook.
 ``quick`` (the default) runs the same notebooks in forked children of a warm interpreter
-(:mod:`course.grading.quickrun`), scoring cells by nbgrader's rule; it is several times
+(:mod:`course.grading.execution.quickrun`), scoring cells by nbgrader's rule; it is several times
 faster, and ``tests/test_validate.py`` checks the two agree on every mutant of a notebook.
 """
 
@@ -26,10 +26,10 @@ from typing import Literal
 
 import nbformat
 
-from .export import STUDENT_CONFIG
+from ..authoring.export import STUDENT_CONFIG
+from ..execution.quickrun import CellRun, run_many
+from ..runner import DEFAULT_JOBS, nbgrader_env, parallel, read_notebook, select
 from .mutation import Mutant, load_mutants, submission
-from .quickrun import CellRun, run_many
-from .runner import DEFAULT_JOBS, nbgrader_env, parallel, read_notebook, select
 
 Engine = Literal["quick", "nbgrader"]
 

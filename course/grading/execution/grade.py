@@ -1,4 +1,4 @@
-"""Autograde submissions and read the grades back from the gradebook.
+"""Autograde submissions and write the gradebook from what their kernels produced.
 
 Each submission is graded by :func:`.engine.grade_job` in a fresh sandboxed kernel, on a
 pool of long-lived worker processes (or a Dask cluster). Only this parent process writes
@@ -10,21 +10,25 @@ malformed file costs that one submission only.
 from __future__ import annotations
 
 import datetime
-import json
 import re
 import shutil
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
 
-from . import pool
-from .build import refresh_gradebook
-from .engine import CELL_TIMEOUT, Job, Outcome, is_test
-from .files import copy_submission, read_submission, skipped_note
-from .runner import (
+from ..authoring.build import refresh_gradebook
+from ..results.diagnose import mutants_of
+from ..results.model import (
+    ClassResults,
+    GradeRun,
+    needs_review,
+    save_reviews,
+    save_runs,
+    scores,
+)
+from ..runner import (
     CONFIG_FILE,
     DEFAULT_JOBS,
     PipelineError,
@@ -34,29 +38,15 @@ from .runner import (
     read_notebook,
     select,
 )
+from . import pool
+from .engine import CELL_TIMEOUT, Job, Outcome, is_test
+from .files import copy_submission, read_submission, skipped_note
 
-#: Review flags of tampered submissions, kept beside the gradebook (instructor side).
-REVIEWS_FILE = "reviews.json"
-#: How the last autograde of each submission went (the HTML class report reads it).
-RUNS_FILE = "grade_runs.json"
 #: What a student id may look like: it names folders and gradebook rows, and nbgrader's
 #: formgrader puts it into pages without escaping it.
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]{0,63}$")
 #: The largest submission folder the grader copies into a kernel's scratch folder.
 MAX_SUBMISSION_BYTES = 50 * 1024**2
-
-
-@dataclass
-class GradeRun:
-    """The outcome of autograding one (student, assignment) pair."""
-
-    student: str
-    assignment: str
-    ok: bool
-    error: str = ""
-    seconds: float = 0.0
-    review: list[str] = field(default_factory=list)
-    sandboxed: bool = True
 
 
 def unsafe_id(student: str) -> str:
@@ -271,28 +261,6 @@ def _grade_beside_preflight(course_dir: Path, pairs: Sequence[tuple[str, str]],
     return merger.runs()
 
 
-def save_runs(course_dir: Path, runs: Iterable[GradeRun]) -> None:
-    """Record how each submission's latest autograde went, beside the gradebook; runs of
-    other submissions recorded earlier are kept."""
-    path = course_dir / RUNS_FILE
-    known = {(r.student, r.assignment): r for r in load_runs(course_dir)}
-    known.update({(r.student, r.assignment): r for r in runs})
-    path.write_text(json.dumps([asdict(r) for _, r in sorted(known.items())], indent=1,
-                               ensure_ascii=False), encoding="utf-8")
-
-
-def load_runs(course_dir: Path) -> list[GradeRun]:
-    """The runs :func:`save_runs` recorded (empty when the course was never graded)."""
-    path = course_dir / RUNS_FILE
-    if not path.is_file():
-        return []
-    try:
-        return [GradeRun(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
-    except (ValueError, TypeError) as exc:
-        raise PipelineError(f"{path}: not a record of grade runs ({exc}); delete it and "
-                            "grade again") from None
-
-
 # -- the parent writes the gradebook ---------------------------------------------------------
 
 
@@ -310,31 +278,13 @@ def expected_scores(nb: nbformat.NotebookNode, flagged: bool) -> dict[str, float
     return out
 
 
-def _reviews(course_dir: Path) -> dict[str, list[str]]:
-    path = course_dir / REVIEWS_FILE
-    return json.loads(path.read_text()) if path.is_file() else {}
-
-
-def _save_reviews(course_dir: Path, reviews: dict[str, list[str]]) -> None:
-    path = course_dir / REVIEWS_FILE
-    if reviews:
-        path.write_text(json.dumps(reviews, indent=1, sort_keys=True, ensure_ascii=False))
-    elif path.exists():
-        path.unlink()
-
-
-def needs_review(course_dir: Path) -> dict[str, list[str]]:
-    """``"student/assignment" -> what was changed`` for every submission awaiting review."""
-    return _reviews(course_dir)
-
-
 def merge(course_dir: Path, student: str, assignment: str, outs: Sequence[Outcome]) -> None:
     """Write one submission's outcomes: the autograded folder and the gradebook rows.
 
     A failed notebook leaves no autograded copy behind (so no feedback page claims points
     for it); the gradebook keeps what it had."""
     target = course_dir / "autograded" / student / assignment
-    reviews = _reviews(course_dir)
+    reviews = needs_review(course_dir)
     key = f"{student}/{assignment}"
     review = [r for o in outs for r in o.review]
     if any(not o.ok for o in outs) or not outs:
@@ -354,7 +304,7 @@ def merge(course_dir: Path, student: str, assignment: str, outs: Sequence[Outcom
         reviews[key] = review
     else:
         reviews.pop(key, None)
-    _save_reviews(course_dir, reviews)
+    save_reviews(course_dir, reviews)
     _write_grades(course_dir, student, assignment,
                   {o.notebook: nbformat.reads(o.executed, as_version=4) for o in outs},
                   flagged=bool(review),
@@ -407,13 +357,13 @@ def _write_grades(course_dir: Path, student: str, assignment: str,
 
 def clear_review(course_dir: Path, student: str, assignment: str) -> None:
     """An instructor cleared a flagged submission: its test cells get their real scores."""
-    reviews = _reviews(course_dir)
+    reviews = needs_review(course_dir)
     if reviews.pop(f"{student}/{assignment}", None) is None:
         raise PipelineError(f"{student}/{assignment} is not awaiting review")
     folder = course_dir / "autograded" / student / assignment
     nbs = {p.stem: read_notebook(p) for p in sorted(folder.glob("*.ipynb"))}
     _write_grades(course_dir, student, assignment, nbs, flagged=False)
-    _save_reviews(course_dir, reviews)
+    save_reviews(course_dir, reviews)
 
 
 def reconcile(course_dir: Path, pairs: Iterable[tuple[str, str]]) -> list[str]:
@@ -421,7 +371,7 @@ def reconcile(course_dir: Path, pairs: Iterable[tuple[str, str]]) -> list[str]:
     one line per difference, naming student, assignment and cell."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    reviews = _reviews(course_dir)
+    reviews = needs_review(course_dir)
     problems = []
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
         for student, assignment in pairs:
@@ -460,7 +410,7 @@ def write_feedback(course_dir: Path, which: Iterable[str]) -> list[str]:
     """``nbgrader generate_feedback`` for each assignment, then every page read back: a page
     that shows a line of a hidden test or a solution is deleted and named. Returns one-line
     errors, if any."""
-    from .feedback import scan_feedback
+    from ..results.feedback import scan_feedback
 
     errors = []
     for a in which:
@@ -474,87 +424,10 @@ def write_feedback(course_dir: Path, which: Iterable[str]) -> list[str]:
     return errors
 
 
-@dataclass
-class CellScore:
-    grade_id: str
-    score: float | None
-    max_score: float
-    auto: bool
-
-
-@dataclass
-class NotebookScore:
-    student: str
-    assignment: str
-    notebook: str
-    cells: list[CellScore] = field(default_factory=list)
-
-    @property
-    def auto_score(self) -> float:
-        return sum(c.score or 0 for c in self.cells if c.auto)
-
-    @property
-    def auto_max(self) -> float:
-        return sum(c.max_score for c in self.cells if c.auto)
-
-
-def scores(course_dir: Path) -> list[NotebookScore]:
-    """Every graded cell of every autograded notebook, read from the gradebook,
-    in the order the cells appear in the source notebook."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    db = course_dir / "gradebook.db"
-    if not db.exists():
-        return []
-    out = []
-    with Gradebook(f"sqlite:///{db}") as gb:
-        for assignment in gb.assignments:
-            for nb in assignment.notebooks:
-                order = _cell_order(course_dir / "source" / assignment.name / f"{nb.name}.ipynb")
-                for student in gb.students:
-                    try:
-                        sub = gb.find_submission_notebook(nb.name, assignment.name, student.id)
-                    except MissingEntry:
-                        continue
-                    row = NotebookScore(student.id, assignment.name, nb.name)
-                    for g in sorted(sub.grades, key=lambda g: order.get(g.name, len(order))):
-                        row.cells.append(CellScore(g.name, g.score, g.max_score,
-                                                   g.cell.cell_type == "code"))
-                    out.append(row)
-    return out
-
-
-def _cell_order(path: Path) -> dict[str, int]:
-    try:
-        cells = read_notebook(path).cells
-    except PipelineError:
-        return {}
-    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in cells]
-    return {gid: i for i, gid in enumerate(ids) if gid}
-
-
-@dataclass
-class ClassResult:
-    """What grading a class produced: one run per submission and the grades read back."""
-
-    runs: list[GradeRun]
-    rows: list[NotebookScore]
-    seconds: float
-    mismatches: list[str] = field(default_factory=list)
-
-    @property
-    def graded(self) -> int:
-        return sum(r.ok for r in self.runs)
-
-    @property
-    def ok(self) -> bool:
-        return self.graded == len(self.runs) and not self.mismatches
-
-
 def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
                 jobs: int = DEFAULT_JOBS, timeout: float = 600, sandbox: bool = True,
                 scheduler: str | None = None, progress: bool = True,
-                budget_factor: float | None = None) -> ClassResult:
+                budget_factor: float | None = None) -> ClassResults:
     """Autograde every submission under ``submitted/`` (of ``which`` assignments, or all),
     after a pre-flight that grades each assignment's own solution the same way (it stops,
     writing nothing, if the solution loses a point) and after recording the current source
@@ -602,4 +475,7 @@ def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
     wanted = set(pairs)
     rows = [r for r in scores(course_dir) if (r.student, r.assignment) in wanted]
     mismatches = reconcile(course_dir, [(r.student, r.assignment) for r in runs if r.ok])
-    return ClassResult(runs, rows, took, mismatches)
+    reviews = {k: v for k, v in needs_review(course_dir).items()
+               if tuple(k.split("/", 1)) in wanted}
+    seeded = {a: mutants_of(course_dir, a) for a in names}
+    return ClassResults(rows, runs, reviews, seeded, took, mismatches)

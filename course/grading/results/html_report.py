@@ -14,16 +14,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import math
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 
-from .diagnose import mutants_of
-from .grade import GradeRun, NotebookScore, load_runs, needs_review, scores
-from .mutation import Mutant
-from .report import diagnosed_students, diagnosis_of, flagged_pairs
+from .model import ClassResults
 
 #: Where ``course grade`` and ``course report`` write the page, inside the course folder.
 REPORT_PATH = Path("reports") / "class_report.html"
@@ -118,40 +114,35 @@ def _heat(score: float | None, max_score: float) -> str:
     return "fail" if score <= 0 else "part"
 
 
-def _heatmap(assignment: str, notebook: str, group: list[NotebookScore],
-             flagged: set[tuple[str, str]], mutants: dict[str, list[Mutant]]) -> str:
+def _heatmap(results: ClassResults, assignment: str, notebook: str) -> str:
     """One notebook's students x autograded cells, with its pass-rate row and sort controls."""
-    cells = [(c.grade_id, c.max_score) for c in group[0].cells if c.auto]
-    rates = []
-    for gid, max_score in cells:
-        passed = sum(1 for r in group for c in r.cells
-                     if c.grade_id == gid and (c.score or 0) >= max_score)
-        rates.append(passed / len(group))
+    group = results.by_notebook[(assignment, notebook)]
+    stats = results.cell_stats(assignment, notebook)
     head = "".join(
-        f'<th class="c" data-col="{i}" data-cell="{_e(gid)}" data-rate="{rate:.4f}" '
-        f'data-sort="{i}" title="{_e(gid)} ({_num(pts)} pt): sort students by this cell">'
-        f"{_e(gid)}</th>" for i, ((gid, pts), rate) in enumerate(zip(cells, rates, strict=True)))
+        f'<th class="c" data-col="{i}" data-cell="{_e(s.grade_id)}" data-rate="{s.rate:.4f}" '
+        f'data-sort="{i}" title="{_e(s.grade_id)} ({_num(s.max_score)} pt): sort students by '
+        f'this cell">{_e(s.grade_id)}</th>' for i, s in enumerate(stats))
     body = []
-    for r in sorted(group, key=lambda r: r.student):
+    for r in group:
         got = {c.grade_id: c for c in r.cells}
         tds = []
-        for i, (gid, max_score) in enumerate(cells):
-            c = got.get(gid)
+        for i, s in enumerate(stats):
+            c = got.get(s.grade_id)
             value = None if c is None else c.score
-            tds.append(f'<td class="c {_heat(value, max_score)}" data-col="{i}" '
-                       f'data-cell="{_e(gid)}" data-score="{_num(value)}" '
-                       f'title="{_e(r.student)}: {_e(gid)} {_num(value) or "?"}/'
-                       f'{_num(max_score)}">{_num(value) or "?"}</td>')
-        flag = (r.student, assignment) in flagged
+            tds.append(f'<td class="c {_heat(value, s.max_score)}" data-col="{i}" '
+                       f'data-cell="{_e(s.grade_id)}" data-score="{_num(value)}" '
+                       f'title="{_e(r.student)}: {_e(s.grade_id)} {_num(value) or "?"}/'
+                       f'{_num(s.max_score)}">{_num(value) or "?"}</td>')
+        flag = (r.student, assignment) in results.flagged
         diagnosis = ("awaiting review: autograded cells score 0 until cleared" if flag
-                     else diagnosis_of(r, mutants.get(assignment, [])).text)
+                     else results.diagnosis_of(r).text)
         css = ' class="flagged"' if flag else ""
         body.append(f'<tr data-student="{_e(r.student)}" data-total="{r.auto_score:g}"{css}>'
                     f'<th class="s" scope="row">{_e(r.student)}</th>{"".join(tds)}'
                     f'<td class="end total">{r.auto_score:g}/{r.auto_max:g}</td>'
                     f"<td>{_e(diagnosis)}</td></tr>")
-    foot = "".join(f'<td class="c" data-col="{i}">{100 * rate:.0f}%</td>'
-                   for i, rate in enumerate(rates))
+    foot = "".join(f'<td class="c" data-col="{i}">{100 * s.rate:.0f}%</td>'
+                   for i, s in enumerate(stats))
     return (f'<section class="notebook"><h3>{_e(assignment)}/{_e(notebook)}</h3>'
             '<p><button type="button" data-rows="student">students A-Z</button>'
             '<button type="button" data-rows="score">highest score first</button>'
@@ -168,20 +159,17 @@ def _heatmap(assignment: str, notebook: str, group: list[NotebookScore],
             "</table></section>")
 
 
-def _pass_rates(by_nb: dict[tuple[str, str], list[NotebookScore]]) -> str:
+def _pass_rates(results: ClassResults) -> str:
     rows = []
-    for (assignment, notebook), group in sorted(by_nb.items()):
-        for c0 in (c for c in group[0].cells if c.auto):
-            passed = sum(1 for r in group for c in r.cells
-                         if c.grade_id == c0.grade_id and (c.score or 0) >= c0.max_score)
-            share = passed / len(group)
+    for assignment, notebook in results.by_notebook:
+        for s in results.cell_stats(assignment, notebook):
             rows.append(
-                f'<tr data-cell="{_e(c0.grade_id)}" data-passed="{passed}" '
-                f'data-graded="{len(group)}"><td>{_e(assignment)}/{_e(notebook)}</td>'
-                f"<td>{_e(c0.grade_id)}</td><td>{_num(c0.max_score)}</td>"
-                f"<td>{passed}/{len(group)}</td><td>{_pct(passed, len(group))} "
-                f'<span class="bar{" low" if share < 0.5 else ""}" '
-                f'style="width:{100 * share:.0f}px"></span></td></tr>')
+                f'<tr data-cell="{_e(s.grade_id)}" data-passed="{s.passed}" '
+                f'data-graded="{s.graded}"><td>{_e(assignment)}/{_e(notebook)}</td>'
+                f"<td>{_e(s.grade_id)}</td><td>{_num(s.max_score)}</td>"
+                f"<td>{s.passed}/{s.graded}</td><td>{_pct(s.passed, s.graded)} "
+                f'<span class="bar{" low" if s.rate < 0.5 else ""}" '
+                f'style="width:{100 * s.rate:.0f}px"></span></td></tr>')
     if not rows:
         return "<p>No autograded cells.</p>"
     return ('<table class="rates"><thead><tr><th>notebook</th><th>cell</th><th>points</th>'
@@ -189,18 +177,15 @@ def _pass_rates(by_nb: dict[tuple[str, str], list[NotebookScore]]) -> str:
             "</tbody></table>")
 
 
-def _diagnoses(rows: list[NotebookScore], mutants: dict[str, list[Mutant]],
-               flagged: set[tuple[str, str]]) -> str:
+def _diagnoses(results: ClassResults) -> str:
     """Students per diagnosis; a submission awaiting review scores 0 and is left out."""
-    who = diagnosed_students([r for r in rows if (r.student, r.assignment) not in flagged],
-                             mutants)
-    if not who:
+    if not results.diagnosed:
         return "<p>Nobody lost an autograded cell.</p>"
     body = "".join(
         f'<tr data-count="{len(names)}"><td>{len(names)}</td><td>{_e(assignment)}</td>'
         f'<td>{_e(text)}</td><td>{_e(", ".join(names))}</td></tr>'
-        for (assignment, text), names in who.items())
-    note = "" if any(mutants.values()) else (
+        for (assignment, text), names in results.diagnosed.items())
+    note = "" if any(results.mutants.values()) else (
         '<p class="muted">No seeded bugs were found for these assignments '
         "(tests/mutants/), so lost cells are not matched to a bug.</p>")
     return (f"{note}<table class=\"diagnoses\"><thead><tr><th>students</th><th>assignment</th>"
@@ -252,16 +237,11 @@ def _histogram(assignment: str, totals: list[float], max_score: float) -> str:
             f'{"".join(parts)}</svg></figure>')
 
 
-def _histograms(rows: list[NotebookScore]) -> str:
-    totals: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
-    maxima: dict[str, dict[str, float]] = defaultdict(dict)
-    for r in rows:
-        totals[r.assignment][r.student] += r.auto_score
-        maxima[r.assignment][r.notebook] = r.auto_max
+def _histograms(results: ClassResults) -> str:
+    totals = results.totals()
     if not totals:
         return "<p>Nothing graded yet.</p>"
-    return "".join(_histogram(a, list(totals[a].values()), sum(maxima[a].values()))
-                   for a in sorted(totals))
+    return "".join(_histogram(a, got, most) for a, (got, most) in totals.items())
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -269,12 +249,10 @@ def _one_line(text: str, limit: int = 300) -> str:
     return line if len(line) <= limit else line[: limit - 1] + "\u2026"
 
 
-def _problems(runs: list[GradeRun], reviews: dict[str, list[str]]) -> str:
-    rows = []
-    for r in sorted(runs, key=lambda r: (r.student, r.assignment)):
-        if not r.ok:
-            rows.append((r.student, r.assignment, "failed", r.error or "no notebook graded"))
-    for key, what in sorted(reviews.items()):
+def _problems(results: ClassResults) -> str:
+    rows = [(student, assignment, "failed", error or "no notebook graded")
+            for (student, assignment), error in sorted(results.failed.items())]
+    for key, what in sorted(results.reviews.items()):
         student, _, assignment = key.partition("/")
         more = f" (and {len(what) - 5} more)" if len(what) > 5 else ""
         rows.append((student, assignment, "needs review",
@@ -292,33 +270,15 @@ def _problems(runs: list[GradeRun], reviews: dict[str, list[str]]) -> str:
             f"<tbody>{body}</tbody></table>")
 
 
-def render(rows: Iterable[NotebookScore], runs: Iterable[GradeRun] = (),
-           reviews: dict[str, list[str]] | None = None,
-           mutants: dict[str, list[Mutant]] | None = None, *,
-           title: str = "Class report", generated: datetime | None = None) -> str:
-    """The whole page for these grades.
-
-    ``runs`` are the autograde outcomes (a failed one drops its stale grade rows and is
-    listed with its error), ``reviews`` maps ``"student/assignment"`` to what was tampered
-    with, ``mutants`` maps an assignment to its seeded bugs for the diagnosis.
-    """
-    runs = list(runs)
-    reviews = dict(reviews or {})
-    mutants = dict(mutants or {})
-    failed = {(r.student, r.assignment) for r in runs if not r.ok}
-    rows = [r for r in rows if (r.student, r.assignment) not in failed]
-    flagged = flagged_pairs(reviews)
-    by_nb: dict[tuple[str, str], list[NotebookScore]] = defaultdict(list)
-    for r in rows:
-        by_nb[(r.assignment, r.notebook)].append(r)
-    students = {r.student for r in rows} | {r.student for r in runs}
+def render(results: ClassResults, *, title: str = "Class report",
+           generated: datetime | None = None) -> str:
+    """The whole page for these results."""
     when = (generated or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
-    summary = (f"{len(students)} student(s), {len({(r.student, r.assignment) for r in rows})} "
-               f"graded submission(s), {len(failed)} failed to grade, {len(reviews)} awaiting "
-               f"review. Generated {when}.")
-    unsandboxed = any(not r.sandboxed for r in runs)
-    heatmaps = "".join(_heatmap(a, nb, group, flagged, mutants)
-                       for (a, nb), group in sorted(by_nb.items())) or "<p>Nothing graded yet.</p>"
+    summary = (f"{len(results.students)} student(s), {len(results.submissions)} graded "
+               f"submission(s), {len(results.failed)} failed to grade, "
+               f"{len(results.reviews)} awaiting review. Generated {when}.")
+    heatmaps = "".join(_heatmap(results, a, nb) for a, nb in results.by_notebook) \
+        or "<p>Nothing graded yet.</p>"
     script_hash = base64.b64encode(hashlib.sha256(_JS.encode()).digest()).decode()
     csp = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{script_hash}'; "
            "img-src data:")
@@ -330,30 +290,25 @@ def render(rows: Iterable[NotebookScore], runs: Iterable[GradeRun] = (),
         f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
         f"<h1>{_e(title)}</h1><p>{_e(summary)}</p>"
         + ('<p class="warn">Graded WITHOUT the sandbox (--no-sandbox): student code could '
-           "read the course tree and write the gradebook.</p>" if unsandboxed else "")
+           "read the course tree and write the gradebook.</p>" if results.unsandboxed else "")
         + '<h2 id="heatmap">Students x autograded cells</h2>'
         '<p class="muted">Green: full points; amber: some; red: none; grey: no score. '
         "The bottom row is the share of students with full points on the cell.</p>"
         f"{heatmaps}"
-        f'<h2 id="pass-rates">Pass rate per cell</h2>{_pass_rates(by_nb)}'
+        f'<h2 id="pass-rates">Pass rate per cell</h2>{_pass_rates(results)}'
         '<h2 id="diagnoses">Diagnosed bugs</h2><p class="muted">Each submission\'s lost cells '
         "matched against the cells each seeded bug loses (submissions awaiting review are left "
         "out).</p>"
-        f"{_diagnoses(rows, mutants, flagged)}"
-        f'<h2 id="histograms">Score histograms</h2>{_histograms(rows)}'
-        f'<h2 id="problems">Failed and flagged submissions</h2>{_problems(runs, reviews)}'
+        f"{_diagnoses(results)}"
+        f'<h2 id="histograms">Score histograms</h2>{_histograms(results)}'
+        f'<h2 id="problems">Failed and flagged submissions</h2>{_problems(results)}'
         f"<script>{_JS}</script></body></html>\n")
 
 
 def course_report(course_dir: Path, which: Sequence[str] | None = None) -> str:
-    """The page for everything graded in ``course_dir``: the gradebook's scores, the last
-    autograde of each submission, the review flags and the course's seeded bugs."""
-    rows = [r for r in scores(course_dir) if not which or r.assignment in which]
-    runs = [r for r in load_runs(course_dir) if not which or r.assignment in which]
-    reviews = {k: v for k, v in needs_review(course_dir).items()
-               if not which or k.partition("/")[2] in which}
-    names = sorted({r.assignment for r in rows} | {r.assignment for r in runs})
-    return render(rows, runs, reviews, {a: mutants_of(course_dir, a) for a in names},
+    """The page for everything graded in ``course_dir`` (see
+    :meth:`.model.ClassResults.from_course`)."""
+    return render(ClassResults.from_course(course_dir, which),
                   title=f"Class report: {course_dir.name}")
 
 

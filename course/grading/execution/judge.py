@@ -21,7 +21,7 @@ import ast
 import builtins
 from typing import Any
 
-from .markers import TestParts
+from ..authoring.markers import TestParts
 
 #: The one name a judge reads that it does not bind itself.
 RECORD_NAME = "rec"

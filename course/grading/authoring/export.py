@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .runner import CONFIG_FILE, PipelineError
+from ..runner import CONFIG_FILE, PipelineError
 
 STUDENT_FILES = ("release", "course", "pyproject.toml", "environment.yml")
 #: The copy's ``dev``: ``lab`` and ``validate`` only, installing what a student needs.

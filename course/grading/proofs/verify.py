@@ -15,10 +15,11 @@ from pathlib import Path
 
 import nbformat
 
-from .build import generate_all
-from .grade import GradeRun, NotebookScore, autograde, scores, write_feedback
+from ..authoring.build import generate_all
+from ..execution.grade import autograde, write_feedback
+from ..results.model import GradeRun, NotebookScore, scores
+from ..runner import DEFAULT_JOBS, read_notebook, scratch_course, select
 from .mutation import Sample, samples, submission, write_samples
-from .runner import DEFAULT_JOBS, read_notebook, scratch_course, select
 
 
 @dataclass
@@ -66,8 +67,8 @@ def quick_grades(root: Path, subs: Sequence[tuple[str, str, nbformat.NotebookNod
     ``grade_id -> (score, max)``, from quick runs (:mod:`.quickrun`) of the notebook the
     grader would execute: the submission with its test cells restored from ``source/``.
     Trusted notebooks only: nothing here is sandboxed."""
-    from .engine import restore
-    from .quickrun import run_many
+    from ..execution.engine import restore
+    from ..execution.quickrun import run_many
 
     notebooks, points = [], []
     for assignment, name, sub in subs:

@@ -15,7 +15,7 @@ mutant of a notebook. The worker runs with the same kernel set-up as a student's
 (the network guard installed, ``MPLBACKEND=Agg``) in a scratch folder of its own.
 
 It runs the course's own notebooks and mutants, which are trusted. Student submissions are
-never run here: they are graded by nbgrader in the sandbox (:mod:`course.grading.sandbox`).
+never run here: they are graded by nbgrader in the sandbox (:mod:`.sandbox`).
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def run_variants(notebooks: Sequence[nbformat.NotebookNode], root: Path,
     seconds fails, and the run goes on with the next cell. Raises ``RuntimeError``
     naming the cause if the worker itself fails.
     """
-    from .runner import nbgrader_env  # the environment every grading process gets
+    from ..runner import nbgrader_env  # the environment every grading process gets
 
     with tempfile.TemporaryDirectory(prefix="quickrun-") as scratch:
         job = Path(scratch) / "job.json"
@@ -102,7 +102,7 @@ def run_variants(notebooks: Sequence[nbformat.NotebookNode], root: Path,
 def run_many(notebooks: Sequence[nbformat.NotebookNode], root: Path, jobs: int = 2
              ) -> list[list[CellRun]]:
     """:func:`run_variants` split across ``jobs`` warm workers at once; results in order."""
-    from .runner import parallel
+    from ..runner import parallel
 
     chunks = [list(range(i, len(notebooks), jobs)) for i in range(min(jobs, len(notebooks)))]
     ran = parallel(lambda idx: run_variants([notebooks[i] for i in idx], root), chunks, jobs)

@@ -43,7 +43,7 @@ from jupyter_client.manager import AsyncKernelManager
 
 import course
 
-from .runner import PipelineError
+from ..runner import PipelineError
 
 NOBODY = 65534
 #: Limits for the kernel process tree: address space of each process, tasks (processes and

@@ -24,8 +24,8 @@ from pathlib import Path
 
 import nbformat
 
+from ..runner import assignments, read_notebook
 from . import markers
-from .runner import assignments, read_notebook
 
 #: A window must hold at least this many AST nodes to count as evidence.
 MIN_NODES = 16

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import nbformat
 
-from .markers import answer_text
-from .runner import read_notebook
+from ..authoring.markers import answer_text
+from ..runner import read_notebook
 
 
 class MutantError(ValueError):

@@ -25,10 +25,10 @@ from nbformat import NotebookNode
 
 from course.observe import RECORD_MIME
 
+from ..authoring.markers import TestParts, test_parts
+from ..runner import KERNEL_ARGS
 from . import judge, probe
 from .files import refusal
-from .markers import TestParts, test_parts
-from .runner import KERNEL_ARGS
 from .sanitize import nbgrader_meta as _meta
 from .sanitize import sanitize
 

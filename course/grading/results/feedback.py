@@ -19,9 +19,9 @@ import nbformat
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from .integrity import secret_lines
-from .runner import read_notebook
-from .sanitize import nbgrader_meta as _meta
+from ..authoring.integrity import secret_lines
+from ..execution.sanitize import nbgrader_meta as _meta
+from ..runner import read_notebook
 
 _TAG = re.compile(r"<[^>]+>")
 

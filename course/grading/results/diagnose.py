@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .mutation import Mutant, load_mutants
+from ..proofs.mutation import Mutant, load_mutants
 
 #: Below this similarity a signature says too little to name a bug.
 MIN_SIMILARITY = 0.5

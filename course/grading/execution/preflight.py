@@ -15,10 +15,10 @@ from pathlib import Path
 
 import nbformat
 
+from ..authoring.build import solution_notebook
+from ..runner import PipelineError
 from . import pool
-from .build import solution_notebook
 from .engine import Job, Outcome
-from .runner import PipelineError
 
 #: The student id of a pre-flight job: not a safe id (:data:`.grade.SAFE_ID`), so no
 #: student's submission can be taken for one.

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from .runner import DEFAULT_JOBS, read_notebook, select
+from ..runner import DEFAULT_JOBS, read_notebook, select
 
 #: The least share of blind bugs a notebook's Validate must fail (issue 20's standard).
 TARGET = 0.8
@@ -183,7 +183,7 @@ def measure(root: Path, which: Sequence[str] | None = None, jobs: int = DEFAULT_
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m course.grading.blind FILE NAME OUT.ipynb``: write one blind sample's
+    """``python -m course.grading.proofs.blind FILE NAME OUT.ipynb``: write one blind sample's
     notebook (from the release notebook beside FILE's assignment) to run it by hand."""
     import argparse
 

@@ -19,11 +19,12 @@ from pathlib import Path
 
 import nbformat
 
-from ..cassette import Cassette, CassetteError
-from . import judge, markers, shapes
-from .authoring import INSTRUCTOR_TAG
+from ...cassette import Cassette, CassetteError
+from ..execution import judge
+from ..runner import assignments, read_notebook
+from . import markers, shapes
 from .markers import SOLUTION_BEGIN
-from .runner import assignments, read_notebook
+from .scripts import INSTRUCTOR_TAG
 
 # Lines this short, or made only of these, say nothing about a solution.
 MIN_LEAK_CHARS = 20

@@ -1,0 +1,308 @@
+"""What grading a class produced, as one model: the gradebook's scores, how each autograde
+went, the review flags and the seeded bugs, with every view a report needs computed here
+once. The plain-text reports (:mod:`.report`) and the HTML page (:mod:`.html_report`)
+render a :class:`ClassResults` and compute nothing of their own.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from ..proofs.mutation import Mutant
+from ..runner import PipelineError, read_notebook
+from .diagnose import Diagnosis, diagnose, mutants_of
+
+#: Review flags of tampered submissions, kept beside the gradebook (instructor side).
+REVIEWS_FILE = "reviews.json"
+#: How the last autograde of each submission went (the HTML class report reads it).
+RUNS_FILE = "grade_runs.json"
+
+Pair = tuple[str, str]  # (student, assignment)
+
+
+@dataclass
+class GradeRun:
+    """The outcome of autograding one (student, assignment) pair."""
+
+    student: str
+    assignment: str
+    ok: bool
+    error: str = ""
+    seconds: float = 0.0
+    review: list[str] = field(default_factory=list)
+    sandboxed: bool = True
+
+
+@dataclass
+class CellScore:
+    """One graded cell's score in one student's notebook (``score`` None: not scored)."""
+
+    grade_id: str
+    score: float | None
+    max_score: float
+    auto: bool
+
+
+@dataclass
+class NotebookScore:
+    """One student's graded cells of one notebook, in the source notebook's order."""
+
+    student: str
+    assignment: str
+    notebook: str
+    cells: list[CellScore] = field(default_factory=list)
+
+    @property
+    def auto_score(self) -> float:
+        return sum(c.score or 0 for c in self.cells if c.auto)
+
+    @property
+    def auto_max(self) -> float:
+        return sum(c.max_score for c in self.cells if c.auto)
+
+    @property
+    def lost(self) -> set[str]:
+        """The autograded cells this notebook scored less than full points on."""
+        return {c.grade_id for c in self.cells if c.auto and (c.score or 0) < c.max_score}
+
+
+@dataclass(frozen=True)
+class CellStat:
+    """How the class did on one autograded cell of one notebook."""
+
+    grade_id: str
+    max_score: float
+    passed: int
+    graded: int
+
+    @property
+    def rate(self) -> float:
+        return self.passed / self.graded if self.graded else 0.0
+
+
+@dataclass
+class ClassResults:
+    """What grading a class produced, and every view of it a report shows.
+
+    ``rows`` are the gradebook's scores; ``runs`` the autograde outcomes (a failed run drops
+    its submission's stale rows from every view and is listed with its error); ``reviews``
+    maps ``"student/assignment"`` to what was tampered with (such a submission scores 0
+    until cleared and is left out of the diagnosis); ``mutants`` maps an assignment to its
+    seeded bugs. ``seconds`` and ``mismatches`` (gradebook against autograded notebook) are
+    set when this came from grading just now.
+    """
+
+    rows: list[NotebookScore]
+    runs: list[GradeRun] = field(default_factory=list)
+    reviews: dict[str, list[str]] = field(default_factory=dict)
+    mutants: dict[str, list[Mutant]] = field(default_factory=dict)
+    seconds: float = 0.0
+    mismatches: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_course(cls, course_dir: Path, which: Sequence[str] | None = None
+                    ) -> ClassResults:
+        """Everything recorded in ``course_dir`` (of ``which`` assignments, or all): the
+        gradebook's scores, the last autograde of each submission, the review flags and
+        the course's seeded bugs."""
+        rows = [r for r in scores(course_dir) if not which or r.assignment in which]
+        runs = [r for r in load_runs(course_dir) if not which or r.assignment in which]
+        reviews = {k: v for k, v in needs_review(course_dir).items()
+                   if not which or k.partition("/")[2] in which}
+        names = sorted({r.assignment for r in rows} | {r.assignment for r in runs})
+        return cls(rows, runs, reviews, {a: mutants_of(course_dir, a) for a in names})
+
+    # -- outcomes ------------------------------------------------------------------------------
+
+    @property
+    def n_graded(self) -> int:
+        """How many runs graded their submission."""
+        return sum(r.ok for r in self.runs)
+
+    @property
+    def ok(self) -> bool:
+        """Every run graded and the gradebook agrees with every autograded notebook."""
+        return self.n_graded == len(self.runs) and not self.mismatches
+
+    @cached_property
+    def failed(self) -> dict[Pair, str]:
+        """``(student, assignment) -> error`` of every run that did not grade."""
+        return {(r.student, r.assignment): r.error for r in self.runs if not r.ok}
+
+    @cached_property
+    def flagged(self) -> set[Pair]:
+        """Every submission awaiting review for tampering."""
+        return {(student, assignment) for student, sep, assignment in
+                (k.partition("/") for k in self.reviews) if sep}
+
+    @property
+    def unsandboxed(self) -> bool:
+        """Some run was graded without the sandbox (``--no-sandbox``)."""
+        return any(not r.sandboxed for r in self.runs)
+
+    @property
+    def notes(self) -> list[GradeRun]:
+        """Runs that graded but left a note (a link skipped, a file refused, ...)."""
+        return [r for r in self.runs if r.ok and r.error]
+
+    # -- scores --------------------------------------------------------------------------------
+
+    @cached_property
+    def graded(self) -> list[NotebookScore]:
+        """The rows of every submission whose latest run did not fail."""
+        return [r for r in self.rows if (r.student, r.assignment) not in self.failed]
+
+    @cached_property
+    def honest(self) -> list[NotebookScore]:
+        """Graded rows not awaiting review: the ones whose lost cells say something."""
+        return [r for r in self.graded if (r.student, r.assignment) not in self.flagged]
+
+    @cached_property
+    def by_notebook(self) -> dict[tuple[str, str], list[NotebookScore]]:
+        """``(assignment, notebook) -> graded rows`` sorted by student, notebooks sorted."""
+        out: dict[tuple[str, str], list[NotebookScore]] = defaultdict(list)
+        for r in self.graded:
+            out[(r.assignment, r.notebook)].append(r)
+        return {k: sorted(v, key=lambda r: r.student) for k, v in sorted(out.items())}
+
+    @property
+    def students(self) -> set[str]:
+        return {r.student for r in self.graded} | {r.student for r in self.runs}
+
+    @property
+    def submissions(self) -> set[Pair]:
+        return {(r.student, r.assignment) for r in self.graded}
+
+    def cell_stats(self, assignment: str, notebook: str) -> list[CellStat]:
+        """Per autograded cell of one notebook, in notebook order: how many had full points."""
+        group = self.by_notebook.get((assignment, notebook), [])
+        if not group:
+            return []
+        stats = []
+        for c0 in (c for c in group[0].cells if c.auto):
+            passed = sum(1 for r in group for c in r.cells
+                         if c.grade_id == c0.grade_id and (c.score or 0) >= c0.max_score)
+            stats.append(CellStat(c0.grade_id, c0.max_score, passed, len(group)))
+        return stats
+
+    def totals(self) -> dict[str, tuple[list[float], float]]:
+        """``assignment -> (each student's autograded total, the most points)``."""
+        got: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+        most: dict[str, dict[str, float]] = defaultdict(dict)
+        for r in self.graded:
+            got[r.assignment][r.student] += r.auto_score
+            most[r.assignment][r.notebook] = r.auto_max
+        return {a: (list(got[a].values()), sum(most[a].values())) for a in sorted(got)}
+
+    @cached_property
+    def lost_cells(self) -> dict[tuple[str, str], list[str]]:
+        """``(assignment, cell) -> students who lost it``, most lost first, students sorted."""
+        lost: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for r in self.graded:
+            for gid in r.lost:
+                lost[(r.assignment, gid)].append(r.student)
+        return {k: sorted(v) for k, v in sorted(lost.items(),
+                                                key=lambda kv: (-len(kv[1]), kv[0]))}
+
+    def graded_count(self, assignment: str) -> int:
+        """How many students have a graded submission of ``assignment``."""
+        return len({r.student for r in self.graded if r.assignment == assignment})
+
+    # -- diagnosis -----------------------------------------------------------------------------
+
+    def diagnosis_of(self, row: NotebookScore) -> Diagnosis:
+        """What one notebook's lost cells look like (see :mod:`.diagnose`)."""
+        auto = [c.grade_id for c in row.cells if c.auto]
+        return diagnose(row.lost, self.mutants.get(row.assignment, []), all_cells=auto)
+
+    @cached_property
+    def diagnosed(self) -> dict[tuple[str, str], list[str]]:
+        """``(assignment, diagnosis) -> students`` over the honest rows that lost a cell,
+        most common first, students sorted."""
+        who: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for r in self.honest:
+            d = self.diagnosis_of(r)
+            if d.lost:
+                who[(r.assignment, d.text)].append(r.student)
+        return {k: sorted(v) for k, v in sorted(who.items(),
+                                                key=lambda kv: (-len(kv[1]), kv[0]))}
+
+
+# -- the records beside the gradebook ---------------------------------------------------------
+
+
+def save_runs(course_dir: Path, runs: Iterable[GradeRun]) -> None:
+    """Record how each submission's latest autograde went, beside the gradebook; runs of
+    other submissions recorded earlier are kept."""
+    path = course_dir / RUNS_FILE
+    known = {(r.student, r.assignment): r for r in load_runs(course_dir)}
+    known.update({(r.student, r.assignment): r for r in runs})
+    path.write_text(json.dumps([asdict(r) for _, r in sorted(known.items())], indent=1,
+                               ensure_ascii=False), encoding="utf-8")
+
+
+def load_runs(course_dir: Path) -> list[GradeRun]:
+    """The runs :func:`save_runs` recorded (empty when the course was never graded)."""
+    path = course_dir / RUNS_FILE
+    if not path.is_file():
+        return []
+    try:
+        return [GradeRun(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
+    except (ValueError, TypeError) as exc:
+        raise PipelineError(f"{path}: not a record of grade runs ({exc}); delete it and "
+                            "grade again") from None
+
+
+def needs_review(course_dir: Path) -> dict[str, list[str]]:
+    """``"student/assignment" -> what was changed`` for every submission awaiting review."""
+    path = course_dir / REVIEWS_FILE
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def save_reviews(course_dir: Path, reviews: dict[str, list[str]]) -> None:
+    """Write the review flags (the file goes when none is left)."""
+    path = course_dir / REVIEWS_FILE
+    if reviews:
+        path.write_text(json.dumps(reviews, indent=1, sort_keys=True, ensure_ascii=False))
+    elif path.exists():
+        path.unlink()
+
+
+def scores(course_dir: Path) -> list[NotebookScore]:
+    """Every graded cell of every autograded notebook, read from the gradebook,
+    in the order the cells appear in the source notebook."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    db = course_dir / "gradebook.db"
+    if not db.exists():
+        return []
+    out = []
+    with Gradebook(f"sqlite:///{db}") as gb:
+        for assignment in gb.assignments:
+            for nb in assignment.notebooks:
+                order = _cell_order(course_dir / "source" / assignment.name / f"{nb.name}.ipynb")
+                for student in gb.students:
+                    try:
+                        sub = gb.find_submission_notebook(nb.name, assignment.name, student.id)
+                    except MissingEntry:
+                        continue
+                    row = NotebookScore(student.id, assignment.name, nb.name)
+                    for g in sorted(sub.grades, key=lambda g: order.get(g.name, len(order))):
+                        row.cells.append(CellScore(g.name, g.score, g.max_score,
+                                                   g.cell.cell_type == "code"))
+                    out.append(row)
+    return out
+
+
+def _cell_order(path: Path) -> dict[str, int]:
+    try:
+        cells = read_notebook(path).cells
+    except PipelineError:
+        return {}
+    ids = [c.metadata.get("nbgrader", {}).get("grade_id") for c in cells]
+    return {gid: i for i, gid in enumerate(ids) if gid}
