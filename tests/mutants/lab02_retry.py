@@ -510,15 +510,6 @@ MUTANTS += [
         loses={"retry_after_honoured"},
     ),
     Mutant(
-        name="retry_after_zero_honoured",
-        bug="a retry-after of 0 is honoured: the retry goes out at once, with no wait at all",
-        cell="call_with_retry",
-        old="if hint > 0:",
-        new="if hint >= 0:",
-        patches=(("call_with_retry", PARSE, 'hint = float(headers.get("retry-after", "-1"))'),),
-        loses={"retry_after_honoured"},
-    ),
-    Mutant(
         name="retry_after_int",
         bug="int() on the header: a fractional retry-after such as 1.5 fails to parse and the "
             "doubling value is slept instead",
