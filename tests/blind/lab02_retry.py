@@ -258,3 +258,193 @@ BLIND = [
         correct=True,
     ),
 ]
+
+# Recursion on the remaining budget, classification by a match statement, and the jitter
+# drawn directly from [wait, wait * (1 + JITTER)].
+RETRY_RECURSIVE = r'''import random
+import time
+
+import anthropic
+
+JITTER = 0.3  # each sleep is drawn from [wait, wait * (1 + JITTER)]
+
+
+def _service_fault(err):
+    """True for the failures the harness fixes: 429, any 5xx, a dropped or timed-out call."""
+    match err:
+        case (anthropic.RateLimitError() | anthropic.InternalServerError()
+              | anthropic.APIConnectionError()):
+            return True
+        case _:
+            return False
+
+
+def _announced(err):
+    """The retry-after the server sent, in seconds, or None."""
+    response = getattr(err, "response", None)
+    raw = None if response is None else response.headers.get("retry-after")
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        return None
+
+
+def _attempt(fn, left, k, base, cap, sleep):
+    """Call fn once; on a service fault with budget left, wait and recurse for retry k."""
+    try:
+        return fn()
+    except Exception as err:
+        if left <= 1 or not _service_fault(err):
+            raise
+        told = _announced(err)
+    wait = min(base * 2**k, cap) if told is None else told
+    sleep(random.uniform(wait, wait * (1 + JITTER)))
+    return _attempt(fn, left - 1, k + 1, base, cap, sleep)
+
+
+def call_with_retry(fn, max_attempts=5, base=1.0, cap=60.0, *, sleep=time.sleep):
+    """Call ``fn()``; retry infrastructure failures with capped exponential backoff and jitter."""
+    return _attempt(fn, max(max_attempts, 1), 0, base, cap, sleep)
+'''
+
+BLIND += [
+    Blind(
+        name="retry_after_parsed_as_int",
+        bug="the retry-after header is parsed with int(), so a fractional value such as 1.5 "
+            "fails to parse and the doubling value is slept instead; the notebook says the "
+            "value may be fractional",
+        cells={"call_with_retry": _patch(RETRY, (
+            "        return float(value)\n", "        return int(value)\n"))},
+    ),
+    Blind(
+        name="retry_after_carried_forward",
+        bug="the last retry-after seen is remembered and reused for later retries that sent "
+            "none, though the server's value applies to its own retry only (429 with "
+            "retry-after: 5, then a bare 503, must wait min(base * 2, cap) before retry 1)",
+        cells={"call_with_retry": _patch(
+            RETRY,
+            ("    attempts = max(1, max_attempts)\n",
+             "    attempts = max(1, max_attempts)\n    server_said = None\n"),
+            ("            told = _retry_after(err)\n",
+             "            told = _retry_after(err)\n"
+             "            if told is None:\n"
+             "                told = server_said\n"
+             "            server_said = told\n"),
+        )},
+    ),
+    Blind(
+        name="k_counts_doubling_retries_only",
+        bug="the doubling exponent advances only on retries that used the doubling value, "
+            "so a retry that waited a retry-after is not counted; the notebook says k numbers "
+            "the retries, whichever wait each one used",
+        cells={"call_with_retry": _patch(
+            RETRY,
+            ("    attempts = max(1, max_attempts)\n",
+             "    attempts = max(1, max_attempts)\n    doubled = 0\n"),
+            ("            wait = told if told is not None else min(base * 2**k, cap)\n",
+             "            if told is not None:\n"
+             "                wait = told\n"
+             "            else:\n"
+             "                wait = min(base * 2**doubled, cap)\n"
+             "                doubled += 1\n"),
+        )},
+    ),
+    Blind(
+        name="backoff_history_shared_across_calls",
+        bug="the retry count lives in a helper's mutable default list, so it is kept across "
+            "calls of call_with_retry: a second call starts past retry 0 instead of waiting "
+            "min(base * 2**k, cap) from k = 0",
+        cells={"call_with_retry": _patch(
+            RETRY,
+            ("def call_with_retry(",
+             "def _backoff(base, cap, history=[]):\n"
+             "    \"\"\"The doubling value for the next retry; history: the waits so far.\"\"\"\n"
+             "    wait = min(base * 2**len(history), cap)\n"
+             "    history.append(wait)\n"
+             "    return wait\n\n\n"
+             "def call_with_retry("),
+            ("            wait = told if told is not None else min(base * 2**k, cap)\n",
+             "            doubling = _backoff(base, cap)\n"
+             "            wait = told if told is not None else doubling\n"),
+        )},
+    ),
+    Blind(
+        name="timeout_treated_as_408",
+        bug="an APITimeoutError is raised at once as if it were a 408, though the notebook "
+            "retries every APIConnectionError, its subclass APITimeoutError included",
+        cells={"call_with_retry": _patch(RETRY, (
+            "        except TRANSIENT as err:\n",
+            "        except TRANSIENT as err:\n"
+            "            if isinstance(err, anthropic.APITimeoutError):\n"
+            "                raise  # a timed-out request is a 408: the caller's to fix\n"))},
+    ),
+    Blind(
+        name="only_listed_5xx_retried",
+        bug="only the statuses named in the table (429, 500, 503, 529) are retried, so a 502, "
+            "504, 501 or 507 is raised after one call; every InternalServerError, every status "
+            "from 500 up, must be retried",
+        cells={"call_with_retry": _patch(
+            RETRY,
+            ("TRANSIENT = (anthropic.RateLimitError, anthropic.InternalServerError,\n"
+             "             anthropic.APIConnectionError)",
+             "TRANSIENT = (anthropic.APIStatusError, anthropic.APIConnectionError)\n"
+             "RETRY_STATUSES = {429, 500, 503, 529}  # rate limited, error, unavailable, "
+             "overloaded"),
+            ("        except TRANSIENT as err:\n",
+             "        except TRANSIENT as err:\n"
+             "            status = getattr(err, \"status_code\", None)\n"
+             "            if status is not None and status not in RETRY_STATUSES:\n"
+             "                raise\n"),
+        )},
+    ),
+    Blind(
+        name="full_jitter_under_retry_after",
+        bug="full jitter uniform(0, wait) is used for every sleep, a retry-after included, so "
+            "retries land inside the window the server announced; under a retry-after each "
+            "sleep must be in [retry-after, 1.3 x retry-after]",
+        cells={"call_with_retry": _patch(RETRY, (
+            "sleep(wait + random.uniform(0, JITTER * wait))",
+            "sleep(random.uniform(0, wait))  # full jitter"))},
+    ),
+    Blind(
+        name="jitter_fixed_seconds",
+        bug="the jitter is a fixed uniform(0, 0.3) seconds rather than 0-30% of the wait, so it "
+            "does not scale with the wait and long waits barely spread",
+        cells={"call_with_retry": _patch(RETRY, (
+            "sleep(wait + random.uniform(0, JITTER * wait))",
+            "sleep(wait + random.uniform(0, JITTER))"))},
+    ),
+    Blind(
+        name="max_attempts_counts_retries",
+        bug="max_attempts is read as the number of retries after the first call, so "
+            "max_attempts=5 makes 6 calls; it counts every call, the first included",
+        cells={"call_with_retry": _patch(
+            RETRY,
+            ("    for k in range(attempts):\n", "    for k in range(attempts + 1):\n"),
+            ("            if k == attempts - 1:\n", "            if k == attempts:\n"),
+        )},
+    ),
+    Blind(
+        name="gives_up_returning_none",
+        bug="the sleep is skipped after the final failure but the error is never re-raised: "
+            "the loop ends and None is returned instead of raising the last error itself",
+        cells={"call_with_retry": _patch(RETRY, (
+            "            if k == attempts - 1:\n"
+            "                raise\n"
+            "            told = _retry_after(err)\n"
+            "            wait = told if told is not None else min(base * 2**k, cap)\n"
+            "            sleep(wait + random.uniform(0, JITTER * wait))\n",
+            "            if k < attempts - 1:  # no sleep after the final failure\n"
+            "                told = _retry_after(err)\n"
+            "                wait = told if told is not None else min(base * 2**k, cap)\n"
+            "                sleep(wait + random.uniform(0, JITTER * wait))\n"))},
+    ),
+    Blind(
+        name="recursive_match",
+        bug="correct: recursion on the remaining budget with k as an argument, classification "
+            "by a match statement on the exception classes, the last error re-raised from the "
+            "innermost call, and the jitter drawn as uniform(wait, wait * 1.3)",
+        cells={"call_with_retry": RETRY_RECURSIVE},
+        correct=True,
+    ),
+]
