@@ -173,3 +173,12 @@ def test_judging_a_sample_names_every_wrong_cell():
         "b: scored 0.5/1, must score 0"]
     assert judge_cells(Sample("solution", "lab", "solution"), {"a": (1, 1), "b": (0, 1)}) == [
         "b: scored 0/1, must keep full points"]
+
+
+def test_results_from_runs_take_the_review_flags_the_runs_reported():
+    runs = [GradeRun("ann", LAB, True), GradeRun("cy", LAB, True, review=["builtin all replaced"])]
+    results = ClassResults.from_runs([_row("ann", 2), _row("cy", 0)], runs)
+    assert results.flagged == {("cy", LAB)}
+    assert [r.student for r in results.honest] == ["ann"]
+    assert "?? cy / lab01_tool_loop: needs review: builtin all replaced" in \
+        report.grade_table(results)

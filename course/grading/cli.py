@@ -142,7 +142,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     start = time.monotonic()
     verdicts, _ = grade_samples(root, args.assignments, mutants=args.mutants, jobs=args.jobs)
     rows = [r for v in verdicts for r in v.scores]
-    print(report.grade_table(ClassResults(rows, [v.run for v in verdicts])))
+    print(report.grade_table(ClassResults.from_runs(rows, [v.run for v in verdicts])))
     for v in verdicts:
         mark = "ok  " if v.ok else "FAIL"
         what = v.sample.mutant.bug if v.sample.mutant else v.sample.kind

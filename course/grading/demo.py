@@ -41,8 +41,7 @@ def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS,
     runs = [v.run for v in verdicts]
     seeded = {a: mutants_of(root, a) for a in names}
     print()
-    reviews = {f"{r.student}/{r.assignment}": r.review for r in runs if r.ok and r.review}
-    results = ClassResults(rows, runs, reviews, seeded)
+    results = ClassResults.from_runs(rows, runs, seeded)
     print(report.grade_table(results))
     print(report.class_report(results))
     for v in verdicts:

@@ -117,6 +117,14 @@ class ClassResults:
         names = sorted({r.assignment for r in rows} | {r.assignment for r in runs})
         return cls(rows, runs, reviews, {a: mutants_of(course_dir, a) for a in names})
 
+    @classmethod
+    def from_runs(cls, rows: list[NotebookScore], runs: list[GradeRun],
+                  mutants: dict[str, list[Mutant]] | None = None) -> ClassResults:
+        """Results of a grading that kept no review file (``course verify``, the demo):
+        the review flags are the ones each run reported."""
+        reviews = {f"{r.student}/{r.assignment}": r.review for r in runs if r.ok and r.review}
+        return cls(rows, runs, reviews, dict(mutants or {}))
+
     # -- outcomes ------------------------------------------------------------------------------
 
     @property
