@@ -17,7 +17,7 @@ from nbgrader.utils import compute_checksum
 
 from course.grading.execution import quickrun
 from course.grading.proofs import validate
-from course.grading.proofs.mutation import load_mutants
+from course.grading.proofs.mutation import Mutant, load_mutants
 
 from . import ROOT
 
@@ -182,18 +182,25 @@ def test_quick_engine_scores_cells_by_nbgraders_rule():
 
 
 #: Lab 1 mutants that fail Validate each a different way (an assertion, the API's 400, an
-#: escaped exception) and one it misses; bench/validate_engines.py compares every mutant.
-AGREE = ("split_results", "text_only_history", "tool_exception_escapes", "refusal_constant")
+#: escaped exception); bench/validate_engines.py compares every mutant.
+AGREE = ("split_results", "text_only_history", "tool_exception_escapes")
+#: Validate now fails every seeded Lab 1 bug, so the one it must pass is an edit that
+#: changes nothing a test can see: both engines must say "passed" for it.
+HARMLESS = Mutant("harmless_comment", "a comment added to the signature line", "agent",
+                  "def agent(goal, tools, dispatch, *, client, max_steps=12):",
+                  "def agent(goal, tools, dispatch, *, client, max_steps=12):  # the loop",
+                  set())
 
 
 @pytest.mark.slow
 def test_quick_engine_agrees_with_nbgrader_validate():
-    """Both engines on Lab 1's solution and four mutants: the same verdicts, the same error."""
+    """Both engines on Lab 1's solution, three bugs and one harmless edit: the same verdicts,
+    the same error."""
     found = {m.name: m for m in load_mutants(ROOT / "tests" / "mutants" / f"{LAB}.py")}
-    chosen = [found[n] for n in AGREE]
+    chosen = [found[n] for n in AGREE] + [HARMLESS]
     quick = validate.catch_rate(ROOT, LAB, jobs=2, mutants=chosen, engine="quick")
     real = validate.catch_rate(ROOT, LAB, jobs=2, mutants=chosen, engine="nbgrader")
-    assert sorted(real.caught) == sorted(AGREE[:3]), "the chosen mutants no longer differ"
+    assert sorted(real.caught) == sorted(AGREE), "the chosen mutants no longer differ"
     assert quick.solution == real.solution
     assert {n: o.passed for n, o in quick.mutants.items()} == \
         {n: o.passed for n, o in real.mutants.items()}
