@@ -1092,24 +1092,23 @@ def _error(exc):
 
 ending = world.flaky(Reply.error(503), world.rate_limited(retry_after=1), Reply.error(503),
                      Reply.error(503), Reply.dropped(), Reply.error(503), limit=60)
-try:
-    call_with_retry(ending.call, sleep=FakeSleep())
-except NotImplementedError:
-    raise
-except (Exception, world.RunawayRetry) as exc:  # noqa: BLE001 - what it raised is observed
-    ending_raised = _error(exc)
-else:
-    ending_raised = None
+
+
+def _raised_by(fn, sleep):
+    """What call_with_retry(fn) raised (a runaway included), or None."""
+    try:
+        call_with_retry(fn, sleep=sleep)
+    except NotImplementedError:
+        raise
+    except (Exception, world.RunawayRetry) as exc:  # noqa: BLE001 - what it raised is observed
+        return _error(exc)
+    return None
+
+
+ending_raised = _raised_by(ending.call, FakeSleep())
 told_again = world.broken(lambda n: world.rate_limited(retry_after=2, n=n), limit=60)
 told_sleep = FakeSleep()
-try:
-    call_with_retry(told_again.call, sleep=told_sleep)
-except NotImplementedError:
-    raise
-except (Exception, world.RunawayRetry) as exc:  # noqa: BLE001 - what it raised is observed
-    told_raised = _error(exc)
-else:
-    told_raised = None
+told_raised = _raised_by(told_again.call, told_sleep)
 rec = record(sleeps=give_up_sleep.calls, calls=numbered.calls, final=_error(final_error),
              final_is_last=bool(watched.raised) and final_error is watched.raised[-1],
              ending_raised=ending_raised, ending_calls=ending.calls, told_raised=told_raised,

@@ -188,15 +188,18 @@ class ClassResults:
 
     def cell_stats(self, assignment: str, notebook: str) -> list[CellStat]:
         """Per autograded cell of one notebook, in notebook order: how many had full points."""
-        group = self.by_notebook.get((assignment, notebook), [])
-        if not group:
-            return []
-        stats = []
-        for c0 in (c for c in group[0].cells if c.auto):
-            passed = sum(1 for r in group for c in r.cells
-                         if c.grade_id == c0.grade_id and (c.score or 0) >= c0.max_score)
-            stats.append(CellStat(c0.grade_id, c0.max_score, passed, len(group)))
-        return stats
+        return self._cell_stats.get((assignment, notebook), [])
+
+    @cached_property
+    def _cell_stats(self) -> dict[tuple[str, str], list[CellStat]]:
+        out = {}
+        for key, group in self.by_notebook.items():
+            out[key] = [CellStat(c0.grade_id, c0.max_score,
+                                 sum(1 for r in group for c in r.cells
+                                     if c.grade_id == c0.grade_id
+                                     and (c.score or 0) >= c0.max_score), len(group))
+                        for c0 in group[0].cells if c0.auto]
+        return out
 
     def totals(self) -> dict[str, tuple[list[float], float]]:
         """``assignment -> (each student's autograded total, the most points)``."""
