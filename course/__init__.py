@@ -7,3 +7,7 @@ no solution and no hidden test.
 """
 
 __version__ = "0.1.0"
+
+from . import lazyiri as _lazyiri
+
+_lazyiri.defer()  # before anything imports jsonschema: see course/lazyiri.py

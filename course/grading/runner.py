@@ -93,11 +93,17 @@ def nbgrader_env() -> dict[str, str]:
     return env
 
 
+#: ``python -m nbgrader``, after ``import course`` has deferred the IRI grammar build that
+#: jsonschema's import would otherwise pay in every nbgrader command (:mod:`course.lazyiri`).
+NBGRADER_MAIN = ("import course, runpy; "
+                 "runpy.run_module('nbgrader', run_name='__main__', alter_sys=True)")
+
+
 def nbgrader(course_dir: Path, *args: str, timeout: float | None = None
              ) -> subprocess.CompletedProcess[str]:
     """Run one nbgrader command in ``course_dir`` and return the finished process."""
     return subprocess.run(
-        [sys.executable, "-m", "nbgrader", *args],
+        [sys.executable, "-c", NBGRADER_MAIN, *args],
         cwd=course_dir, env=nbgrader_env(), capture_output=True, text=True, timeout=timeout,
     )
 

@@ -55,5 +55,6 @@ case "$cmd" in
   lab)      root_flag=(); [ "$(id -u)" = 0 ] && root_flag=(--allow-root)
             exec jupyter lab "${root_flag[@]}" ${args[@]+"${args[@]}"} ;;
   validate) [ ${#args[@]} = 1 ] || { echo "usage: ./dev validate NOTEBOOK" >&2; exit 2; }
-            exec python -m nbgrader validate "${args[0]}" ;;
+            # import course first: it defers a grammar build jsonschema would pay (lazyiri.py)
+            exec python -c "import course, runpy; runpy.run_module('nbgrader', run_name='__main__', alter_sys=True)" validate "${args[0]}" ;;
 esac

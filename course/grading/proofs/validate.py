@@ -28,7 +28,7 @@ import nbformat
 
 from ..authoring.export import STUDENT_CONFIG
 from ..execution.quickrun import CellRun, run_many
-from ..runner import DEFAULT_JOBS, nbgrader_env, parallel, read_notebook, select
+from ..runner import DEFAULT_JOBS, NBGRADER_MAIN, nbgrader_env, parallel, read_notebook, select
 from .mutation import Mutant, load_mutants, submission
 
 Engine = Literal["quick", "nbgrader"]
@@ -110,7 +110,7 @@ def run_validate(nb: nbformat.NotebookNode, root: Path, name: str = "submission.
         env = nbgrader_env()
         env["PYTHONPATH"] = str(root)
         try:
-            proc = subprocess.run([sys.executable, "-m", "nbgrader", "validate", name],
+            proc = subprocess.run([sys.executable, "-c", NBGRADER_MAIN, "validate", name],
                                   cwd=folder, env=env, capture_output=True, text=True,
                                   timeout=timeout)
         except subprocess.TimeoutExpired:
