@@ -230,4 +230,13 @@ MUTANTS = [
         new='        if reply.stop_reason not in ("tool_use",):\n',
         loses={"refusal_is_a_failure"},
     ),
+    Mutant(
+        name="note_before_results",
+        bug="the budget note put before the tool results in the turn's user message: the API "
+            "answers 400 (tool_result blocks must come first)",
+        cell="run",
+        old='            blocks.append({"type": "text", "text": note})\n',
+        new='            blocks.insert(0, {"type": "text", "text": note})\n',
+        loses={"results_in_one_message", "budget_last"},
+    ),
 ]
