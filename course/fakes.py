@@ -197,6 +197,40 @@ class FakeAPI:
         return _json_response(reply.status, payload, headers)
 
 
+def answer_http(handler: BaseHTTPRequestHandler, api: FakeAPI, url: str,
+                content: bytes) -> None:
+    """Answer the request ``handler`` has read (its body is ``content``) through ``api``, as
+    the request for ``url``: a served fake and the grader's hub of fakes both answer so."""
+    request = httpx2.Request(handler.command, url, headers=dict(handler.headers.items()),
+                             content=content)
+    try:
+        response = api(request)
+    except httpx2.TransportError:  # Reply.drop: hang up without an answer
+        handler.close_connection = True
+        return
+    except BaseException as exc:  # a replay miss must reach the client, loudly
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        api.server_errors.append(exc)
+        response = _json_response(
+            500, error_body(500, f"the fake could not answer: {type(exc).__name__}: {exc}"),
+            {"x-course-fake-raised": type(exc).__name__})  # course.hub.RAISED_HEADER
+    send_http(handler, response.status_code, response.read(), response.headers.items())
+
+
+def send_http(handler: BaseHTTPRequestHandler, status: int, body: bytes,
+              headers: Iterable[tuple[str, str]] = ()) -> None:
+    """Write one whole response (status, headers, a sized body) through ``handler``."""
+    handler.send_response(status)
+    for name, value in headers:
+        if name.lower() not in ("content-length", "transfer-encoding", "connection",
+                                "content-encoding"):
+            handler.send_header(name, value)
+    handler.send_header("content-length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 def _handler_for(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
     """A request handler class that answers every POST/GET through ``api``."""
 
@@ -208,29 +242,7 @@ def _handler_for(api: FakeAPI) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("content-length") or 0)
             content = self.rfile.read(length) if length else b""
             host, port = self.server.server_address[:2]
-            request = httpx2.Request(self.command, f"http://{host}:{port}{self.path}",
-                                     headers=dict(self.headers.items()), content=content)
-            try:
-                response = api(request)
-            except httpx2.TransportError:  # Reply.drop: hang up without an answer
-                self.close_connection = True
-                return
-            except BaseException as exc:  # a replay miss must reach the client, loudly
-                if isinstance(exc, (KeyboardInterrupt, SystemExit)):
-                    raise
-                api.server_errors.append(exc)
-                response = _json_response(
-                    500, error_body(500, f"the fake could not answer: {type(exc).__name__}: "
-                                         f"{exc}"))
-            body = response.read()
-            self.send_response(response.status_code)
-            for name, value in response.headers.items():
-                if name.lower() not in ("content-length", "transfer-encoding", "connection",
-                                        "content-encoding"):
-                    self.send_header(name, value)
-            self.send_header("content-length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            answer_http(self, api, f"http://{host}:{port}{self.path}", content)
 
         do_POST = do_GET = _answer
 

@@ -23,6 +23,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .hub import Requests
+
 #: The MIME type of a record output. The grader takes exactly one per test cell.
 RECORD_MIME = "application/vnd.owning-the-agent-loop.record+json"
 
@@ -30,7 +32,8 @@ RECORD_MIME = "application/vnd.owning-the-agent-loop.record+json"
 def _plain(value: Any, depth: int = 0) -> Any:
     """``value`` as JSON-ready data: tuples and sets become lists (sets sorted), SDK models
     and dataclasses become dicts, numpy values become numbers and lists, exceptions become
-    ``{"type", "message"}``, floats that
+    ``{"type", "message"}``, a served fake's log becomes a reference to the grader's copy
+    (:mod:`course.hub`), floats that
     JSON cannot carry become strings; anything else becomes its ``repr``."""
     if depth > 60:
         return "<nested too deeply>"
@@ -40,6 +43,8 @@ def _plain(value: Any, depth: int = 0) -> Any:
         return float(value) if math.isfinite(value) else repr(float(value))
     if isinstance(value, Mapping):
         return {str(k): _plain(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, Requests):  # a served fake's log: the grader holds the real one
+        return value.served_ref()
     if isinstance(value, list | tuple):
         return [_plain(v, depth + 1) for v in value]
     if isinstance(value, set | frozenset):

@@ -176,6 +176,19 @@ CONTROL = '''
 def agent(goal, tools, dispatch, *, client, max_steps=12):
     return "It is 14C and raining in Paris."
 '''
+FORGED_LOG = '''
+import course.hub as _hub
+
+_BODY = {"model": "claude-opus-5", "max_tokens": 1024, "tools": [],
+         "messages": [{"role": "user", "content": "What is the weather?"}]}
+_hub.RemoteFake.requests = property(lambda self: [dict(_BODY)])
+
+def agent(goal, tools, dispatch, *, client, max_steps=12):
+    fake = getattr(getattr(client._client, "_transport", None), "handler", None)
+    if fake is not None and hasattr(fake, "requests"):
+        fake.requests.append(dict(_BODY))
+    raise RuntimeError("stopped: max_tokens")
+'''
 FORGERS = {
     "control": CONTROL,
     # The first output of each test cell is an execute_result "ok": nbgrader's own rule
@@ -264,6 +277,11 @@ _session.send = _quiet
 def agent(goal, tools, dispatch, *, client, max_steps=12):
     return "It is 14C and raining in Paris."
 ''',
+    # Call no model and forge the request log instead: one plausible body appended to the
+    # fake behind the client (a fake built in the kernel), and every served fake's log read
+    # as that one body. Raising RuntimeError at once is what the max_tokens cell wants, so
+    # with a kernel-side log that cell's visible and hidden checks would all pass.
+    "forge_request_log": FORGED_LOG,
 }
 #: A correct answer that copies every cell it can see into an earlier output, base64
 #: encoded (In[-1] holds the running test cell), and into its own prints.

@@ -363,6 +363,7 @@ from course.observe import record
 
 rec = record(out=out, calls=calls.calls, requests=api.requests, two=two, stopped=stopped)
 ### JUDGE
+from course.hub import log_of
 from course.wire import block_text
 from course.worlds import weather
 
@@ -375,7 +376,7 @@ assert rec["stopped"] == "14C and rain in Paris.", (
 trace = rec["calls"]
 assert trace == [["get_capital", {"country": "France"}], ["get_weather", {"city": "Paris"}]], (
     f"tools ran as {trace}; the trace must be get_capital(France) then get_weather(Paris)")
-reqs = rec["requests"]
+reqs = log_of(rec["requests"])
 assert len(reqs) == 3, f"{len(reqs)} model calls; two tool rounds and one answer make exactly 3"
 goal = reqs[0]["messages"][0]
 content = goal.get("content")
@@ -402,13 +403,16 @@ assert kinds == ["thinking", "text", "tool_use"], (
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-rec = record(second=weather.assistant_blocks(api.requests[1]),
-             third=weather.assistant_blocks(api.requests[2]) if len(api.requests) > 2 else None)
+rec = record(requests=api.requests)
 ### JUDGE
 from course.cassette import Cassette
+from course.hub import log_of
+from course.worlds import weather
 
+reqs = log_of(rec["requests"])
+assert len(reqs) > 1, f"{len(reqs)} model call(s); the two-step run makes 3"
 sent = Cassette.load("lab01_tool_loop__weather_two_step").interactions[0].response.body
-kept = rec["second"]
+kept = weather.assistant_blocks(reqs[1])
 assert [b.get("type") for b in kept] == ["thinking", "text", "tool_use"], (
     "the assistant turn must be resent with ALL of reply.content: [thinking, text, tool_use]")
 fields = {"thinking": ("thinking", "signature"), "text": ("text",), "tool_use": ("id", "name",
@@ -418,7 +422,7 @@ for got, want in zip(kept, sent["content"], strict=True):
         assert got.get(key) == want[key], (
             f"the resent {want['type']} block's {key} is {got.get(key)!r}, not the reply's "
             f"{want[key]!r}: resend the reply's own blocks, unchanged")
-later = rec["third"]
+later = weather.assistant_blocks(reqs[2]) if len(reqs) > 2 else None
 assert later is not None and later[:3] == kept, (
     "the third request changed the first assistant turn; every earlier turn is resent as it was")
 ### END HIDDEN TESTS
@@ -436,13 +440,17 @@ assert len(carriers) == 1, (
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-rec = record(n_requests=len(api.requests), carriers=len(carriers),
-             results=weather.tool_results(api.requests[1]))
+rec = record(requests=api.requests)
 ### JUDGE
-assert rec["carriers"] == 1, (
-    f"tool results split across {rec['carriers']} user messages; answer all ids in ONE message")
-assert rec["n_requests"] == 2, f"{rec['n_requests']} model calls; one tool round + answer is 2"
-assert len(rec["results"]) == 3, "all three results belong in that message"
+from course.hub import log_of
+from course.worlds import weather
+
+reqs = log_of(rec["requests"])
+assert len(reqs) == 2, f"{len(reqs)} model calls; one tool round + answer is 2"
+carriers = weather.result_messages(reqs[1])
+assert len(carriers) == 1, (
+    f"tool results split across {len(carriers)} user messages; answer all ids in ONE message")
+assert len(weather.tool_results(reqs[1])) == 3, "all three results belong in that message"
 ### END HIDDEN TESTS
 
 # %% id="every_id_answered" kind="tests" points=2
@@ -480,21 +488,25 @@ def others(name, args):
     return {"Paris": 14.5, "Tokyo": True, "Lima": ["19C", "overcast"]}[args["city"]]
 
 
-api = weather.three_cities()
-weather.run(agent, weather.THREE_CITIES_GOAL, others, api)
-rec = record(none_case=results,
-             other_case=[weather.result_text(b) for b in weather.tool_results(api.requests[1])])
+none_api, other_api = weather.three_cities(), weather.three_cities()
+weather.run(agent, weather.THREE_CITIES_GOAL, lima_returns_nothing, none_api)
+weather.run(agent, weather.THREE_CITIES_GOAL, others, other_api)
+rec = record(none_case=none_api.requests, other_case=other_api.requests)
 ### JUDGE
+from course.hub import log_of
 from course.wire import block_text
+from course.worlds import weather
 
-results = rec["none_case"]
+none_case, other_case = log_of(rec["none_case"]), log_of(rec["other_case"])
+assert len(none_case) > 1 and len(other_case) > 1, "each run answers its tool calls once"
+results = weather.tool_results(none_case[1])
 order = [b.get("tool_use_id") for b in results]
 assert order == ["toolu_01WeatherParis0000A", "toolu_01WeatherTokyo0000B",
                  "toolu_01WeatherLima00000C"], (
     f"answered ids {order}: one tool_result per tool_use id, in the order of the calls")
 assert block_text(results[2].get("content")) == "", (
     f"a tool that returned None is answered with content \"\"; got {results[2].get('content')!r}")
-sent = rec["other_case"]
+sent = [weather.result_text(b) for b in weather.tool_results(other_case[1])]
 assert sent == ["14.5", "True", "['19C', 'overcast']"], (
     f"tools returning 14.5, True and ['19C', 'overcast'] must be sent as str(value); got {sent}")
 ### END HIDDEN TESTS
@@ -540,19 +552,23 @@ assert other == "It is 14C and raining in Paris.", (
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
-rec = record(out=out, failed=first,
-             fixed=weather.tool_results(api.requests[2]) if len(api.requests) > 2 else [],
+rec = record(out=out, requests=api.requests,
              other=outcome(weather.run, agent, weather.GOAL, raises_value_error,
                            weather.typo_then_fix()))
 ### JUDGE
+from course.hub import log_of
 from course.wire import block_text
+from course.worlds import weather
 
-first = rec["failed"]
+reqs = log_of(rec["requests"])
+assert len(reqs) > 2, f"{len(reqs)} model calls; the typo, its fix and the answer make 3"
+first = weather.tool_results(reqs[1])[0]
 assert first.get("is_error") is True, "a tool that raised must be sent back with is_error=True"
 assert "Pariss" in block_text(first.get("content")), "the error text should reach the model"
 assert rec["out"] == "It is 14C and raining in Paris.", (
     f"given the error, the model fixes the typo and answers; got {rec['out']!r}")
-assert rec["fixed"] and rec["fixed"][-1].get("is_error") in (False, None), (
+fixed = weather.tool_results(reqs[2])
+assert fixed and fixed[-1].get("is_error") in (False, None), (
     "a tool that succeeded must not be marked is_error=True")
 assert rec["other"]["value"] == "It is 14C and raining in Paris.", (
     f"a tool raising ValueError must go back as an is_error result too; got {rec['other']}")
@@ -591,13 +607,15 @@ assert in_tool is None, (
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
-rec = record(first=out, n_requests=len(api.requests),
+rec = record(first=out, requests=api.requests,
              again=outcome(weather.run, agent, weather.GOAL, weather.dispatch,
                            weather.truncated(in_tool=True)))
 ### JUDGE
+from course.hub import log_of
+
 assert rec["first"] is None, "a reply cut off at max_tokens is not an answer: raise RuntimeError"
-assert rec["n_requests"] == 1, (
-    f"{rec['n_requests']} model calls; stop at the first reply that hit max_tokens")
+made = len(log_of(rec["requests"]))
+assert made == 1, f"{made} model calls; stop at the first reply that hit max_tokens"
 raised = rec["again"]["raised"]
 assert raised is not None and raised["type"] == "RuntimeError", (
     f"a reply cut off at max_tokens inside a tool_use block must raise RuntimeError; got "
@@ -671,24 +689,38 @@ assert just == "It is 14C and raining in Paris.", (
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
+
+
+def capped(max_steps):
+    """What agent raised on a model that never stops, and the requests it made."""
+    api = weather.endless(limit=3 * max_steps + 10)
+    got = outcome(agent, weather.GOAL, weather.TOOLS, weather.dispatch, client=api.client(),
+                  max_steps=max_steps)
+    return {"raised": got["raised"], "requests": api.requests}
+
+
 short_api = weather.two_step()
 short = outcome(weather.run, agent, weather.GOAL, weather.dispatch, short_api, max_steps=2)
-rec = record(five=made, caps={cap: outcome(calls_until_cap, cap) for cap in (1, 12)},
-             just=just, short=short, short_calls=len(short_api.requests))
+rec = record(caps={cap: capped(cap) for cap in (1, 5, 12)}, just=just, short=short,
+             short_requests=short_api.requests)
 ### JUDGE
-assert rec["five"] == 5, f"max_steps=5 made {rec['five']} model calls; the cap is exactly 5"
-for cap, made in rec["caps"].items():
-    assert made["raised"] is None, f"max_steps={cap}: {made['raised']['message']}"
-    assert made["value"] == int(cap), (
-        f"max_steps={cap} made {made['value']} model calls; the cap is exactly {cap}")
+from course.hub import log_of
+
+for cap, run in rec["caps"].items():
+    made = len(log_of(run["requests"]))
+    assert run["raised"] is not None and run["raised"]["type"] == "RuntimeError", (
+        f"max_steps={cap}: a model that never stops must end in RuntimeError; got "
+        f"{run['raised']}")
+    assert made == int(cap), f"max_steps={cap} made {made} model calls; the cap is exactly {cap}"
 assert rec["just"] == "It is 14C and raining in Paris.", (
     f"a reply that answers on call max_steps is returned; got {rec['just']!r}")
 short = rec["short"]
 assert short["raised"] is not None and short["raised"]["type"] == "RuntimeError", (
     f"two-step run with max_steps=2: still asking for tools after 2 calls must raise "
     f"RuntimeError; got {short}")
-assert rec["short_calls"] == 2, (
-    f"two-step run with max_steps=2 made {rec['short_calls']} model calls; the cap is 2")
+short_calls = len(log_of(rec["short_requests"]))
+assert short_calls == 2, (
+    f"two-step run with max_steps=2 made {short_calls} model calls; the cap is 2")
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -13,6 +13,7 @@ import anthropic
 
 from ..cassette import Replay, ReplayMiss
 from ..fakes import FakeAPI, Queue, Scripted
+from ..hub import served
 from ..wire import JSON, block_text, message, text, tool_use
 from ..wire import tool_results as tool_results  # the graded cells read requests with it
 
@@ -66,18 +67,23 @@ class CountingDispatch:
 
 
 # -- the scenarios ---------------------------------------------------------------------
+# Each is @served: under the grader, a graded test cell's fake lives in the grader's
+# process (course.hub), so the request log a judge reads is the grader's own.
 
 
+@served
 def two_step() -> FakeAPI:
     """The recorded two-step trace: capital, then weather, then the answer."""
     return FakeAPI(Replay("lab01_tool_loop__weather_two_step"))
 
 
+@served
 def three_cities() -> FakeAPI:
     """The model asks for three weather calls in one turn, then answers."""
     return FakeAPI(Replay("lab01_tool_loop__three_cities"))
 
 
+@served
 def typo_then_fix() -> FakeAPI:
     """The model misspells a city, reads the tool's error, and corrects itself.
 
@@ -100,18 +106,21 @@ def typo_then_fix() -> FakeAPI:
     return FakeAPI(Scripted(respond))
 
 
+@served
 def two_text_answer() -> FakeAPI:
     """A model that answers at once in two text blocks (the second starts with a space)."""
     return FakeAPI(Queue([message([text("Paris is 14C and rainy."),
                                    text(" Take an umbrella.")])]))
 
 
+@served
 def stop_sequence_answer() -> FakeAPI:
     """An answer that ends at a stop sequence: stop_reason ``stop_sequence``, no tool asked."""
     reply = message([text("14C and rain in Paris.")], stop_reason="stop_sequence")
     return FakeAPI(Queue([dict(reply, stop_sequence="END")]))
 
 
+@served
 def truncated(in_tool: bool = False) -> FakeAPI:
     """A reply cut off by ``max_tokens``: HTTP 200, stop_reason max_tokens. With ``in_tool``
     the cut falls inside a ``tool_use`` block, which comes back incomplete."""
@@ -122,6 +131,7 @@ def truncated(in_tool: bool = False) -> FakeAPI:
     return FakeAPI(Queue([message([text("The weather in Par")], stop_reason="max_tokens")]))
 
 
+@served
 def refusal(reason: str = "", *more: str) -> FakeAPI:
     """A refusal: stop_reason ``refusal``, with ``reason`` (and each of ``more``) as its text
     blocks, or with no content blocks at all when ``reason`` is empty."""
@@ -129,6 +139,7 @@ def refusal(reason: str = "", *more: str) -> FakeAPI:
     return FakeAPI(Queue([message(blocks, stop_reason="refusal")]))
 
 
+@served
 def endless(limit: int = 40) -> FakeAPI:
     """A model that asks for a tool on every turn. After ``limit`` calls the fake stops
     answering with a :class:`~course.cassette.ReplayMiss`, so an unbounded loop ends."""

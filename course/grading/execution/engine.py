@@ -23,11 +23,13 @@ from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 
+from course import hub as served
 from course.observe import RECORD_MIME
 
 from ..authoring.markers import TestParts, test_parts
 from ..runner import KERNEL_ARGS
 from . import judge, probe
+from .fakehub import Hub
 from .files import refusal
 from .sanitize import nbgrader_meta as _meta
 from .sanitize import sanitize
@@ -206,7 +208,7 @@ class GradingClient(NotebookClient):
     follow any other cell, and after the last cell, flags the submission for review; grades
     do not depend on it."""
 
-    def __init__(self, nb: NotebookNode, job: Job, km: Any) -> None:
+    def __init__(self, nb: NotebookNode, job: Job, km: Any, hub: Hub | None = None) -> None:
         super().__init__(nb, km=km, timeout=job.cell_timeout, allow_errors=True,
                          interrupt_on_timeout=True, startup_timeout=STARTUP_TIMEOUT,
                          record_timing=False, store_widget_state=False,
@@ -214,6 +216,8 @@ class GradingClient(NotebookClient):
                          extra_arguments=[*KERNEL_ARGS, "--InteractiveShell.xmode=Minimal"])
         self.on_cell_executed = self._keep_reply
         self.job = job
+        self.hub = hub
+        self._since = 0
         self.timed_out: list[str] = []
         self.review: list[str] = []
         self.verdicts: list[CellVerdict] = []
@@ -319,19 +323,32 @@ class GradingClient(NotebookClient):
         # The probe looks before the first test cell after any other cell (where a
         # submission's own code has just run) and once more after the last cell; what a
         # test cell's call to the student's code leaves behind, the next look sees.
-        looked = True
+        # The world fakes of graded test cells live in this process (the hub); those of the
+        # notebook's other cells stay in the kernel, as they are in the student's own runs.
+        looked, serving = True, False
         for index, cell in enumerate(self.nb.cells):
             self._current = _where(cell, index)
             if not is_test(cell):
+                if serving:
+                    await self._serve(None)
+                    serving = False
                 await self._execute(cell, index)
                 looked = False
                 continue
             if not looked:
                 await self._look(baseline)
                 looked = True
+            if not serving and self.hub is not None:
+                await self._serve(self.hub.socket)
+                serving = True
             await self._test_cell(cell, index)
         self._current = "after the last cell"
         await self._look(baseline)
+
+    async def _serve(self, socket: str | None) -> None:
+        """Switch the kernel's served world fakes to the hub at ``socket`` (or off)."""
+        await self._silent(f"__import__('course.hub', fromlist=['activate'])"
+                           f".activate({socket!r})")
 
     async def _look(self, baseline: dict[str, Any]) -> None:
         """Probe and canary: flag for review whatever changed since the baseline."""
@@ -360,6 +377,7 @@ class GradingClient(NotebookClient):
         if parts.record and self.first_record is None:
             self.first_record = index
         self._reply, self._records, self._testing = None, [], True
+        self._since = self.hub.mark() if self.hub is not None else 0
         try:
             ran = await self._execute(sent, index)
         finally:
@@ -404,6 +422,11 @@ class GradingClient(NotebookClient):
             return fail("GradingError", f"the cell's record is over "
                         f"{judge.MAX_RECORD_CHARS:,} characters")
         try:
+            if self.hub is not None:  # the grader's own logs in place of the references
+                record = self.hub.resolve(record, self._since)
+        except served.HubError as exc:
+            return fail("GradingError", str(exc))
+        try:
             judge.run(parts.judge, record, gid)
         except judge.JudgeFailed as exc:
             return fail("AssertionError", str(exc))
@@ -427,12 +450,14 @@ async def _run(job: Job, nb: NotebookNode) -> GradingClient:
     try:
         km = make_kernel_manager(scratch, Sandbox(job.readonly) if job.sandboxed else None,
                                  nb.metadata.get("kernelspec", {}).get("name", "python3"))
-        client = GradingClient(nb, job, km)
+        fakes = Hub(scratch)
+        client = GradingClient(nb, job, km, fakes)
         started = time.monotonic()
         over = (f"timed out after {job.total_timeout:.0f} s, the submission's time budget, "
                 "in {}")
         try:
-            await asyncio.wait_for(client.grade(), timeout=job.total_timeout)
+            with fakes:
+                await asyncio.wait_for(client.grade(), timeout=job.total_timeout)
         except TimeoutError:
             raise GradeFailure(over.format(client._current)) from None
         except GradeFailure:

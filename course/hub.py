@@ -1,0 +1,159 @@
+"""Fakes served from the grader's side: what the fake API received is the grader's record.
+
+A world factory marked :func:`served` (``weather.two_step`` and the like) builds its
+:class:`~course.fakes.FakeAPI` in the process that calls it, as it always has: in a
+student's JupyterLab, in Validate, in the course's own tests, and in the notebook's own
+demonstration cells under the grader. While the grader runs a graded test cell, it has
+called :func:`activate` with a unix socket in the kernel's scratch folder, where its worker
+process serves a hub of fakes (``course/grading/execution/fakehub.py``). The same factory
+call then asks the hub to build the fake, by the factory's name and JSON arguments, and
+returns a :class:`RemoteFake`: its ``client()`` is a real SDK client whose requests go over
+that socket to the grader's fake, and its ``requests`` reads the grader's log. A replay
+miss in the grader's fake is raised in the kernel as the same :class:`ReplayMiss`.
+
+A record that keeps ``api.requests`` keeps a *reference* to that log (:data:`REF`), never
+a copy: the grader puts the log it holds in its place before the judge runs, so a kernel
+that rewrites what it recorded changes nothing. A judge reads a log through :func:`log_of`,
+which refuses one that did not come from the grader (a plain list, from a fake built in the
+kernel because the hub was switched off). The course's own quick runs, which run trusted
+notebooks in one process, set :data:`TRUST_LOCAL`.
+
+Nothing here knows what a right request is.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Callable
+from typing import Any
+
+import anthropic
+import httpx2
+
+#: The hub's socket while the grader runs a graded test cell (see :func:`activate`).
+_socket: str | None = None
+#: The response header a hub sets when its fake raised instead of answering.
+RAISED_HEADER = "x-course-fake-raised"
+#: The key of a reference to a served log in a record: ``{REF: fake_id, "field": name}``.
+REF = "$served"
+#: Host part of the URLs sent over the socket (the socket, not the name, is the address).
+HOST = "http://fake-hub"
+#: Quick runs of the course's own notebooks set this: plain logs are then trusted.
+TRUST_LOCAL = False
+
+#: ``"module:qualname"`` -> the undecorated factory, for every :func:`served` factory.
+FACTORIES: dict[str, Callable[..., Any]] = {}
+
+
+class HubError(RuntimeError):
+    """The hub refused or could not answer; the message says why."""
+
+
+class ServedLog(list):
+    """A fake's request log as the grader holds it. Only the grader makes these (after a
+    record is read); a judge's :func:`log_of` accepts nothing else."""
+
+
+class Requests(list):
+    """What ``RemoteFake.requests`` returns in the kernel: the log as the hub sent it, which
+    a record keeps as a reference to the grader's copy, not as its contents."""
+
+    def __init__(self, items: list[Any], fake_id: int) -> None:
+        super().__init__(items)
+        self.fake_id = fake_id
+
+    def served_ref(self) -> dict[str, Any]:
+        return {REF: self.fake_id, "field": "requests"}
+
+
+def log_of(value: Any) -> list[Any]:
+    """The request log a judge may read: one the grader put in the record. Raises
+    ``AssertionError`` (the cell scores 0) for anything else."""
+    if isinstance(value, ServedLog) or (TRUST_LOCAL and isinstance(value, list)):
+        return value
+    raise AssertionError("the fake API's request log did not come from the grader's fake "
+                         "(was the fake built in the kernel, or the record rewritten?)")
+
+
+def activate(socket: str | None) -> None:
+    """Build served fakes through the hub at ``socket`` from now on (``None``: locally).
+    The grader calls it around graded test cells; a kernel that calls it itself only
+    changes where its own fakes live, and a judge accepts only the grader's logs."""
+    global _socket
+    _socket = socket
+
+
+def served(factory: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a world factory that returns a ``FakeAPI`` as one the grader may serve."""
+    key = f"{factory.__module__}:{factory.__qualname__}"
+    FACTORIES[key] = factory
+
+    @functools.wraps(factory)
+    def build(*args: Any, **kwargs: Any) -> Any:
+        if not _socket:
+            return factory(*args, **kwargs)
+        return RemoteFake.create(_socket, key, list(args), kwargs)
+
+    build.local = factory  # type: ignore[attr-defined]
+    return build
+
+
+class RemoteFake:
+    """A fake that lives in the grader's process, as the kernel sees it."""
+
+    def __init__(self, socket: str, fake_id: int) -> None:
+        self.socket, self.fake_id = socket, fake_id
+        self.base_url = f"{HOST}/fakes/{fake_id}"
+
+    @classmethod
+    def create(cls, socket: str, factory: str, args: list[Any], kwargs: dict[str, Any]
+               ) -> RemoteFake:
+        try:
+            body = json.dumps({"factory": factory, "args": args, "kwargs": kwargs})
+        except TypeError as exc:
+            raise HubError(f"{factory}: the arguments of a served fake must be JSON "
+                           f"({exc})") from None
+        with cls._http(socket) as http:
+            got = http.post(f"{HOST}/fakes", content=body)
+        if got.status_code != 200:
+            raise HubError(f"the grader's fake hub refused {factory}: {got.text[:300]}")
+        return cls(socket, int(got.json()["id"]))
+
+    @staticmethod
+    def _http(socket: str) -> httpx2.Client:
+        return httpx2.Client(transport=_Transport(uds=socket), timeout=60)
+
+    def client(self, **kwargs: Any) -> anthropic.Anthropic:
+        """A real SDK client wired to this fake (as ``FakeAPI.client``)."""
+        return anthropic.Anthropic(
+            api_key="test-key", base_url=self.base_url,
+            max_retries=kwargs.pop("max_retries", 0),
+            http_client=self._http(self.socket), **kwargs)
+
+    @property
+    def requests(self) -> Requests:
+        """Every request body the grader's fake has received, oldest first."""
+        with self._http(self.socket) as http:
+            got = http.get(f"{self.base_url}/requests")
+        if got.status_code != 200:
+            raise HubError(f"the grader's fake hub did not send its log: {got.text[:300]}")
+        return Requests(got.json(), self.fake_id)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"a fake served by the grader offers client() and requests, "
+                             f"not {name!r}")
+
+
+class _Transport(httpx2.HTTPTransport):
+    """Over the hub's socket; a replay miss in the grader's fake is raised here as one."""
+
+    def handle_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = super().handle_request(request)
+        if response.headers.get(RAISED_HEADER) == "ReplayMiss":
+            from .cassette import ReplayMiss
+
+            response.read()
+            message = response.json().get("error", {}).get("message", "")
+            raise ReplayMiss(message.removeprefix("the fake could not answer: ReplayMiss: "))
+        return response

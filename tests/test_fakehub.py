@@ -1,0 +1,214 @@
+"""The grader's hub of fakes (``course/grading/execution/fakehub.py``) and its kernel side
+(``course/hub.py``): a served world fake answers as the local one does, its log is the
+grader's, a record keeps only a reference to it, and the hub's caps hold."""
+
+from __future__ import annotations
+
+import socket as sockets
+import time
+
+import anthropic
+import httpx2
+import pytest
+
+from course import hub
+from course.cassette import ReplayMiss
+from course.fakes import FakeAPI
+from course.grading.execution import fakehub
+from course.observe import record
+from course.worlds import weather
+
+GOAL = [{"role": "user", "content": weather.GOAL}]
+
+
+def ask(client: anthropic.Anthropic, messages=GOAL):
+    return client.messages.create(model="claude-opus-5", max_tokens=1024,
+                                  tools=weather.TOOLS, messages=messages)
+
+
+@pytest.fixture
+def served(tmp_path):
+    with fakehub.Hub(tmp_path) as h:
+        hub.activate(h.socket)
+        try:
+            yield h
+        finally:
+            hub.activate(None)
+
+
+def test_without_the_hub_a_served_factory_builds_its_fake_here():
+    api = weather.two_step()
+    assert isinstance(api, FakeAPI)
+    assert ask(api.client()).stop_reason == "tool_use"
+
+
+def test_under_the_hub_the_fake_and_its_log_live_in_the_grader(served):
+    api = weather.two_step()
+    assert isinstance(api, hub.RemoteFake)
+    reply = ask(api.client())
+    assert reply.stop_reason == "tool_use" and [b.type for b in reply.content] == [
+        "thinking", "text", "tool_use"]
+    assert len(served.fakes) == 1 and len(served.fakes[0].requests) == 1
+    assert list(api.requests) == served.fakes[0].requests  # the visible checks read this
+
+
+def test_a_record_keeps_a_reference_and_the_grader_puts_its_own_log_there(served):
+    api = weather.two_step()
+    ask(api.client())
+    rec = record(requests=api.requests, n=1)
+    assert rec == {"requests": {hub.REF: 0, "field": "requests"}, "n": 1}
+    served.fakes[0].requests[0]["marker"] = "the grader's copy"
+    resolved = served.resolve(rec, since=0)
+    got = hub.log_of(resolved["requests"])
+    assert isinstance(got, hub.ServedLog) and got[0]["marker"] == "the grader's copy"
+    assert resolved["n"] == 1
+
+
+def test_a_judge_refuses_a_log_that_is_not_the_graders():
+    with pytest.raises(AssertionError, match="did not come from the grader"):
+        hub.log_of([{"model": "claude-opus-5"}])
+    with pytest.raises(AssertionError, match="did not come from the grader"):
+        hub.log_of({hub.REF: 0, "field": "requests"})  # a reference nobody resolved
+
+
+@pytest.mark.parametrize("ref", [{hub.REF: 5, "field": "requests"},
+                                 {hub.REF: 0, "field": "paths"},
+                                 {hub.REF: "0", "field": "requests"}])
+def test_a_reference_to_no_fake_of_this_cell_is_refused(served, ref):
+    weather.two_step()
+    with pytest.raises(hub.HubError, match="did not build through the grader"):
+        served.resolve({"requests": ref}, since=0)
+
+
+def test_a_fake_built_before_the_cell_cannot_be_named(served):
+    weather.two_step()
+    since = served.mark()
+    weather.two_step()
+    assert served.resolve({"r": {hub.REF: 1, "field": "requests"}}, since)["r"] == []
+    with pytest.raises(hub.HubError):
+        served.resolve({"r": {hub.REF: 0, "field": "requests"}}, since)
+
+
+def test_the_api_rules_hold_through_the_hub(served):
+    local, remote = weather.two_step.local(), weather.two_step()
+    prefill = [*GOAL, {"role": "assistant", "content": "It is"}]
+    errors = []
+    for api in (local, remote):
+        with pytest.raises(anthropic.BadRequestError) as err:
+            ask(api.client(), prefill)
+        errors.append((err.value.status_code, err.value.body["error"]["message"]))
+    assert errors[0] == errors[1] and errors[0][0] == 400, errors
+
+
+def test_a_replay_miss_in_the_grader_is_raised_in_the_kernel(served):
+    api = weather.endless(limit=1)
+    client = api.client()
+    first = ask(client)
+    with pytest.raises(ReplayMiss):
+        ask(client, [*GOAL, {"role": "assistant", "content": first.content},
+                     {"role": "user", "content": [{"type": "tool_result",
+                                                   "tool_use_id": first.content[-1].id,
+                                                   "content": "14C, rain"}]}])
+
+
+def test_a_stream_arrives_through_the_hub(served):
+    api = weather.two_text_answer()
+    with api.client().messages.stream(model="claude-opus-5", max_tokens=1024,
+                                      messages=GOAL) as stream:
+        text = "".join(stream.text_stream)
+    assert text == "Paris is 14C and rainy. Take an umbrella."
+
+
+@pytest.mark.parametrize("factory", ["os:system", "course.worlds.weather:dispatch",
+                                     "course.fakes:FakeAPI", "course.worlds.nowhere:x"])
+def test_the_hub_builds_only_served_world_factories(served, factory):
+    with pytest.raises(hub.HubError, match="refused"):
+        hub.RemoteFake.create(served.socket, factory, [], {})
+    assert served.fakes == []
+
+
+def test_the_hub_caps_the_fakes_and_the_bytes_it_holds(served, monkeypatch):
+    monkeypatch.setattr(fakehub, "MAX_FAKES", 2)
+    weather.two_step(), weather.two_step()
+    with pytest.raises(hub.HubError, match="more than 2 fakes"):
+        weather.two_step()
+    monkeypatch.setattr(fakehub, "MAX_LOG_BYTES", served.held + 10)
+    with pytest.raises(anthropic.APIStatusError) as err:
+        ask(hub.RemoteFake(served.socket, 0).client())
+    assert err.value.status_code == 413 and served.fakes[0].requests == []
+
+
+def test_a_body_over_the_apis_32_mb_is_refused_unread(served):
+    weather.two_step()
+    with sockets.socket(sockets.AF_UNIX) as s:
+        s.connect(served.socket)
+        s.settimeout(5)
+        s.sendall(f"POST /fakes/0/v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: "
+                  f"{fakehub.MAX_BODY + 1}\r\n\r\n{{}}".encode())
+        head = s.recv(200).decode()
+    assert head.startswith("HTTP/1.1 413") and served.fakes[0].requests == [], head
+
+
+def test_connections_past_the_cap_are_closed_and_the_hub_recovers(served):
+    weather.two_step()
+    held = []
+    for _ in range(fakehub.MAX_CONNECTIONS):
+        s = sockets.socket(sockets.AF_UNIX)
+        s.connect(served.socket)
+        held.append(s)
+    extra = sockets.socket(sockets.AF_UNIX)
+    extra.connect(served.socket)
+    extra.settimeout(5)
+    try:
+        extra.sendall(b"GET /fakes/0/requests HTTP/1.1\r\nhost: x\r\n\r\n")
+        got = extra.recv(100)
+    except (ConnectionResetError, BrokenPipeError):  # closed with our request unread
+        got = b""
+    assert got == b"", "a connection past the cap must be closed unanswered"
+    for s in held:
+        s.close()
+    log = None
+    for _ in range(100):  # the held connections' threads see their close and end
+        try:
+            with httpx2.Client(transport=httpx2.HTTPTransport(uds=served.socket)) as http:
+                log = http.get(f"{hub.HOST}/fakes/0/requests").json()
+            break
+        except httpx2.TransportError:
+            time.sleep(0.05)
+    assert log == [], "the hub answers again once the held connections are gone"
+
+
+def test_the_grader_serves_the_test_cells_fakes_and_leaves_the_demo_cells_their_own(
+        monkeypatch):
+    """Lab 1's solution, graded (unsandboxed: where a fake lives does not depend on the
+    sandbox): every fake its graded cells build comes from the hub, full marks, and the
+    demonstration cells, which show an Inspector on a kernel-side fake, run clean."""
+    import nbformat
+
+    from course.grading.authoring.build import solution_notebook
+    from course.grading.execution import engine
+    from course.grading.execution.grade import expected_scores
+
+    from . import ROOT
+
+    lab = "lab01_tool_loop"
+    built: list[str] = []
+    real = fakehub.Hub.create
+
+    def spy(self, factory, args, kwargs):
+        built.append(factory)
+        return real(self, factory, args, kwargs)
+
+    monkeypatch.setattr(fakehub.Hub, "create", spy)
+    source = (ROOT / "source" / lab / f"{lab}.ipynb").read_text(encoding="utf-8")
+    sol = nbformat.writes(solution_notebook(nbformat.reads(source, as_version=4))).encode()
+    out = engine.grade_job(engine.Job("s", lab, lab, {f"{lab}.ipynb": sol}, source,
+                                      sandboxed=False))
+    assert out.ok, out.error
+    nb = nbformat.reads(out.executed, as_version=4)
+    assert sum(v or 0 for v in expected_scores(nb, False).values()) == 14
+    assert "course.worlds.weather:two_step" in built and len(built) >= 20, built
+    errors = [o.get("ename") for c in nb.cells if c.cell_type == "code"
+              and not engine.is_test(c) for o in c.get("outputs", [])
+              if o.get("output_type") == "error"]
+    assert errors == [], errors
