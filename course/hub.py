@@ -44,6 +44,8 @@ TRUST_LOCAL = False
 
 #: ``"module:qualname"`` -> the undecorated factory, for every :func:`served` factory.
 FACTORIES: dict[str, Callable[..., Any]] = {}
+#: ``"module:qualname"`` -> where the fake is in what the factory returns (None: it is all).
+PARTS: dict[str, int | None] = {}
 
 
 class HubError(RuntimeError):
@@ -84,16 +86,27 @@ def activate(socket: str | None) -> None:
     _socket = socket
 
 
-def served(factory: Callable[..., Any]) -> Callable[..., Any]:
-    """Mark a world factory that returns a ``FakeAPI`` as one the grader may serve."""
+def served(factory: Callable[..., Any] | None = None, *, part: int | None = None) -> Any:
+    """Mark a world factory whose fake the grader may serve: one that returns a ``FakeAPI``
+    (``@served``), or a tuple holding one at index ``part`` (``@served(part=0)``). For a
+    tuple, the kernel keeps its own copies of the other parts, which are not connected to
+    the served fake: serve such a factory only where graded cells leave them alone."""
+    if factory is None:
+        return functools.partial(served, part=part)
     key = f"{factory.__module__}:{factory.__qualname__}"
     FACTORIES[key] = factory
+    PARTS[key] = part
 
     @functools.wraps(factory)
     def build(*args: Any, **kwargs: Any) -> Any:
         if not _socket:
             return factory(*args, **kwargs)
-        return RemoteFake.create(_socket, key, list(args), kwargs)
+        remote = RemoteFake.create(_socket, key, list(args), kwargs)
+        if part is None:
+            return remote
+        parts = list(factory(*args, **kwargs))
+        parts[part] = remote
+        return tuple(parts)
 
     build.local = factory  # type: ignore[attr-defined]
     return build

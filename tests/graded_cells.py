@@ -1,6 +1,7 @@
 """Run a notebook's graded test cells (visible and hidden parts) in-process, for fast checks
 that the solution passes every cell, the stub fails every cell, and each mutant loses exactly
-the cells it declares. ``course verify`` proves the same through real nbgrader, slowly."""
+the cells it declares. ``course verify`` proves the same through real nbgrader, slowly.
+Judges run here, beside the record, so plain request logs are trusted (``course.hub``)."""
 
 from __future__ import annotations
 
@@ -23,10 +24,16 @@ def graded_cells(assignment: str) -> dict[str, str]:
 
 def failing_cells(assignment: str, ns: dict[str, Any]) -> set[str]:
     """The graded cells that raise when run, each in its own copy of ``ns``."""
+    from course import hub
+
     failed = set()
-    for gid, code in graded_cells(assignment).items():
-        try:
-            exec(compile(code, f"<{assignment}:{gid}>", "exec"), dict(ns))  # noqa: S102
-        except Exception:
-            failed.add(gid)
+    trusted, hub.TRUST_LOCAL = hub.TRUST_LOCAL, True  # our own notebook, judged right here
+    try:
+        for gid, code in graded_cells(assignment).items():
+            try:
+                exec(compile(code, f"<{assignment}:{gid}>", "exec"), dict(ns))  # noqa: S102
+            except Exception:
+                failed.add(gid)
+    finally:
+        hub.TRUST_LOCAL = trusted
     return failed

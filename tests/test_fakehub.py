@@ -212,3 +212,18 @@ def test_the_grader_serves_the_test_cells_fakes_and_leaves_the_demo_cells_their_
               and not engine.is_test(c) for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert errors == [], errors
+
+
+def test_a_factory_that_returns_a_tuple_serves_only_its_fake(served):
+    from course.clock import FakeClock
+    from course.fakes import PromptCache
+    from course.worlds import cache_audit
+
+    api, cache, clock = cache_audit.support_api()
+    assert isinstance(api, hub.RemoteFake) and isinstance(cache, PromptCache)
+    assert isinstance(clock, FakeClock)
+    client = api.client()
+    rows = [client.messages.create(**cache_audit.healthy(f"probe {i}")).usage for i in range(2)]
+    assert (rows[0].cache_read_input_tokens, rows[1].cache_read_input_tokens) == (0, 18_400)
+    assert isinstance(served.fakes[0].responder, PromptCache)
+    assert cache.log == [], "the kernel's own cache is not the served one"

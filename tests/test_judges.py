@@ -58,11 +58,25 @@ def test_misplaced_judge_lines_are_errors(source, message):
     (("y = f(3)", "y = f(3)\nassert y == 9"), "an assert in the record part"),
     (("rec = record(y=y)", "out = record(y=y)"), "the record part never binds 'rec'"),
     (("assert rec[\"y\"] == 9, \"f(3) must be 9\"", "print(rec)"), "the judge asserts nothing"),
+    (("rec = record(y=y)", "rec = record(y=y, n=len(api.requests))"),
+     "the record part reads api.requests in the kernel"),
+    (("rec = record(y=y)", "rec = record(y=y, sent=[b['model'] for b in api.requests])"),
+     "the record part reads api.requests in the kernel"),
+    (("rec = record(y=y)", "rec = record(y=y, log=api.requests)"),
+     "the judge never reads one through course.hub.log_of"),
 ])
 def test_the_static_rules_catch_a_judge_that_would_not_work_outside(change, problem):
     assert judge.problems(markers.test_parts(CELL), "c") == []
     bad = markers.test_parts(CELL.replace(*change))
     assert any(problem in p for p in judge.problems(bad, "c")), judge.problems(bad, "c")
+
+
+def test_a_whole_log_read_through_log_of_passes_and_unserved_notebooks_are_exempt():
+    good = CELL.replace("rec = record(y=y)", "rec = record(y=y, log=api.requests)").replace(
+        "### JUDGE\n", "### JUDGE\nfrom course.hub import log_of\nassert log_of(rec['log'])\n")
+    assert judge.problems(markers.test_parts(good), "c") == []
+    counted = CELL.replace("rec = record(y=y)", "rec = record(y=y, n=len(api.requests))")
+    assert judge.problems(markers.test_parts(counted), "c", served=False) == []
 
 
 def test_a_visible_only_cell_must_gain_a_judge():
@@ -136,7 +150,8 @@ def test_every_notebook_is_judged_in_the_grader():
             for cell in read_notebook(path).cells:
                 if engine.is_test(cell):
                     gid = cell.metadata["nbgrader"]["grade_id"]
-                    found += judge.problems(markers.test_parts(cell.source, gid), f"{a}:{gid}")
+                    found += judge.problems(markers.test_parts(cell.source, gid), f"{a}:{gid}",
+                                            served=a not in judge.NOT_SERVED)
     assert not found, "\n".join(found)
 
 

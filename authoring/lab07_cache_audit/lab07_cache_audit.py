@@ -396,9 +396,7 @@ from course.worlds.cache_audit import support_api as _support_api
 
 _api, _cache, _clock = _support_api()
 _r = audit_caching(_healthy, client=_api.client(), n=4)
-_n_requests = len(_api.requests)
-_first_lines = [m["content"][0]["text"].split("\n")[0]
-                for m in (b["messages"][0] for b in _api.requests)]
+_n4_requests = _api.requests
 _api, _cache, _clock = _support_api()
 _default = audit_caching(_healthy, client=_api.client())
 
@@ -407,8 +405,8 @@ def _plain(q):
     return {"model": "claude-opus-5", "max_tokens": 8, "messages": [{"role": "user", "content": q}]}
 
 
-rec = record(report=report, n4=_r, n_requests=_n_requests, first_lines=_first_lines,
-             default_n=len(_api.requests), default_rows=len(_default["per_call"]),
+rec = record(report=report, n4=_r, n4_requests=_n4_requests,
+             default_requests=_api.requests, default_rows=len(_default["per_call"]),
              last=audit_caching(_plain, client=_billed_as([(0, 100, 0), (10, 0, 90)]).client(),
                                 n=2),
              nones=audit_caching(_plain, client=_billed_as([(7, None, 5)]).client(),
@@ -416,22 +414,27 @@ rec = record(report=report, n4=_r, n_requests=_n_requests, first_lines=_first_li
 ### JUDGE
 import math
 
+from course.hub import log_of
+
+_n4_requests, _default_requests = log_of(rec["n4_requests"]), log_of(rec["default_requests"])
 _rep = rec["report"]
 assert _rep["verdict"] == "HEALTHY", (
     f"the first call can only write, read the LAST one: healthy gave {_rep['verdict']} "
     f"at hit_rate {_rep['hit_rate']:.3f}")
 _r = rec["n4"]
-assert rec["n_requests"] == 4 and len(_r["per_call"]) == 4, (
-    f"n=4 must send 4 requests and report 4 rows; sent {rec['n_requests']}")
+assert len(_n4_requests) == 4 and len(_r["per_call"]) == 4, (
+    f"n=4 must send 4 requests and report 4 rows; sent {len(_n4_requests)}")
 assert _r["per_call"][0] == {"uncached_in": 210, "cache_write": 24_500, "cache_read": 0}, (
     f"per_call[0] is the cold call (write 24,500, read 0); got {_r['per_call'][0]}")
 assert _r["per_call"][-1] == {"uncached_in": 210, "cache_write": 6_100, "cache_read": 18_400}, (
     f"per_call[-1] is the warm call; got {_r['per_call'][-1]}")
 assert _r["verdict"] == "HEALTHY", "the last call's hit rate decides the verdict"
-assert rec["first_lines"] == [f"Documents retrieved for: probe {i}" for i in range(4)], (
-    f"call i sends build_request(f'probe {{i}}'), i from 0: got {rec['first_lines']!r}")
-assert rec["default_n"] == 3 and rec["default_rows"] == 3, (
-    f"n defaults to 3: sent {rec['default_n']} requests, {rec['default_rows']} rows")
+_first_lines = [m["content"][0]["text"].split("\n")[0]
+                for m in (b["messages"][0] for b in _n4_requests)]
+assert _first_lines == [f"Documents retrieved for: probe {i}" for i in range(4)], (
+    f"call i sends build_request(f'probe {{i}}'), i from 0: got {_first_lines!r}")
+assert len(_default_requests) == 3 and rec["default_rows"] == 3, (
+    f"n defaults to 3: sent {len(_default_requests)} requests, {rec['default_rows']} rows")
 _r = rec["last"]
 assert math.isclose(_r["hit_rate"], 0.9) and _r["verdict"] == "HEALTHY", (
     f"the LAST call (read 90 of 100) decides, not the cold first: got {_r!r}")

@@ -522,6 +522,8 @@ rec = record(visible=ledger.rows, rows=_l.rows, final=_final,
              final_type=[f"{c.__module__}.{c.__qualname__}" for c in type(_final).__mro__],
              requests=_api.requests, timed=_timed.rows)
 ### JUDGE
+from course.hub import log_of
+
 _outs = [r.get("out") for r in rec["visible"]]
 assert _outs == [1_200], (
     f"message_start carries output_tokens=1; record the FINAL message's usage (1,200): {_outs}")
@@ -534,7 +536,8 @@ assert len(rec["rows"]) == 1, f"one streamed call is one row; got {len(rec['rows
 _r = rec["rows"][0]
 _got = (_r.get("in"), _r.get("cache_read"), _r.get("out"))
 assert _got == (900, 6_100, 1_200), f"streamed row: 900 in, 6,100 read, 1,200 out; got {_got}"
-assert rec["requests"] and rec["requests"][0].get("stream") is True, (
+_sent = log_of(rec["requests"])
+assert _sent and _sent[0].get("stream") is True, (
     "the call must go out streamed (messages.stream)")
 assert isinstance(_r.get("ms"), float) and _r["ms"] >= 0, (
     f"ms is elapsed milliseconds, got {_r.get('ms')!r}")
@@ -601,16 +604,19 @@ _direct = Ledger()
 _wrapped = accounted("direct", "claude-opus-5", ledger=_direct)(_site)
 _site_api = _ticket_api()
 _back = [_wrapped(_site_api.client(), "g", max_tokens=2_048), _wrapped(_site_api.client(), "g")]
-rec = record(visible=[len(api.requests), len(ledger.rows)], reply=_reply, rows=_l.rows,
-             requests=len(_api.requests), by=_l.by_label(), direct=_direct.rows,
+rec = record(visible_requests=api.requests, visible_rows=len(ledger.rows), reply=_reply,
+             rows=_l.rows, requests=_api.requests, by=_l.by_label(), direct=_direct.rows,
              same=[_b is _s for _b, _s in zip(_back, _sent, strict=True)])
 ### JUDGE
-_requests, _rows = rec["visible"]
+from course.hub import log_of
+
+_requests, _rows = len(log_of(rec["visible_requests"])), rec["visible_rows"]
 assert _rows == _requests, (
     f"each attempt is a billed call: {_requests} requests, {_rows} rows; "
     "put the decorator INSIDE the retry")
-assert len(rec["rows"]) == rec["requests"], (
-    f"each attempt is a billed call: {rec['requests']} requests, {len(rec['rows'])} rows")
+_made = len(log_of(rec["requests"]))
+assert len(rec["rows"]) == _made, (
+    f"each attempt is a billed call: {_made} requests, {len(rec['rows'])} rows")
 assert rec["reply"]["stop_reason"] == "end_turn", (
     "plan must return the attempt that was not cut off")
 _outs = [r.get("out") for r in rec["rows"]]

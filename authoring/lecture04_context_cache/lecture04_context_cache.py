@@ -267,16 +267,17 @@ par_out = outcome(run_loop, cc.TASK, client=parallel.client(), tools=cc.TOOLS,
                   dispatch=cc.DISPATCH)
 cut = cc.cut_off_api()
 cut_out = outcome(run_loop, cc.TASK, client=cut.client(), tools=cc.TOOLS, dispatch=cc.DISPATCH)
-rec = record(out=out, requests=api.requests, capped=capped, n_bounded=len(bounded.requests),
+rec = record(out=out, requests=api.requests, capped=capped, bounded=bounded.requests,
              par_out=par_out, par_requests=parallel.requests, cut_out=cut_out,
-             n_cut=len(cut.requests))
+             cut=cut.requests)
 ### JUDGE
+from course.hub import log_of
 from course.worlds import context_cache as cc
 
 assert isinstance(rec["out"], str) and cc.CACHE_FACT in rec["out"], (
     f"final answer does not quote the page the model read; send tool results as JSON text "
     f"(json.dumps), not str(dict). Got {rec['out']!r}")
-reqs = rec["requests"]
+reqs = log_of(rec["requests"])
 assert len(reqs) == 4, (
     f"{len(reqs)} model calls; a failed read, a search, a read and an answer make 4")
 first = cc.result_blocks(reqs[1])
@@ -291,16 +292,16 @@ raised = rec["capped"]["raised"]
 assert raised is not None and raised["type"] == "RuntimeError", (
     "a model that never stops asking must end in RuntimeError after max_steps calls; "
     f"got {rec['capped']}")
-assert rec["n_bounded"] == 3, (
-    f"max_steps=3 made {rec['n_bounded']} model calls; the bound is exactly 3")
+n_bounded = len(log_of(rec["bounded"]))
+assert n_bounded == 3, f"max_steps=3 made {n_bounded} model calls; the bound is exactly 3"
 assert rec["par_out"]["value"] == cc.PARALLEL_WORDS + cc.CACHE_FACT, (
     f"two tool calls in one reply, then two text blocks: got {rec['par_out']}")
-par = rec["par_requests"]
+par = log_of(rec["par_requests"])
 assert [len(body["messages"]) for body in par] == [1, 3], (
     "the results of one reply go back in ONE user message")
 assert [bool(b.get("is_error")) for b in cc.result_blocks(par[1])] == [False, True], (
     "a tool that raises TypeError becomes a result with is_error=True; the other stays ok")
-assert rec["cut_out"]["value"] == cc.CUT_WORDS and rec["n_cut"] == 1, (
+assert rec["cut_out"]["value"] == cc.CUT_WORDS and len(log_of(rec["cut"])) == 1, (
     f"a reply that asks for no tool ends the loop whatever its stop_reason: {rec['cut_out']}")
 ### END HIDDEN TESTS
 

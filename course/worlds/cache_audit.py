@@ -19,6 +19,7 @@ from typing import Any
 from .. import tokens
 from ..clock import FakeClock
 from ..fakes import FakeAPI, PromptCache, Queue, Scripted
+from ..hub import served  # graded cells' fakes live in the grader (course.hub)
 from ..wire import message, text
 
 JSON = dict[str, Any]
@@ -196,6 +197,7 @@ def _answer(clock: FakeClock) -> Callable[[JSON], JSON]:
     return respond
 
 
+@served(part=0)  # graded cells never touch its cache or clock
 def support_api(clock: FakeClock | None = None) -> tuple[FakeAPI, PromptCache, FakeClock]:
     """A fake API with a prompt cache on ``clock``; every reply takes 2 s and writes 400 tokens.
 
@@ -215,6 +217,7 @@ def builders() -> dict[str, Builder]:
             "early_breakpoint": early_breakpoint}
 
 
+@served
 def billed_as(rows: list[tuple[int, int, int]]) -> FakeAPI:
     """A fake API whose k-th reply reports ``rows[k]`` as (uncached_in, cache_write, cache_read).
 

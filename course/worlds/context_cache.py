@@ -30,6 +30,7 @@ from functools import partial
 from typing import Any
 
 from ..fakes import FakeAPI, Scripted
+from ..hub import served  # graded cells' fakes live in the grader (course.hub)
 from ..wire import JSON, block_text, message, text, tool_results, tool_use
 
 Entry = dict[str, Any]
@@ -294,6 +295,7 @@ def docs_model(body: JSON) -> JSON:
     return message([text("I could not read the caching page.")])
 
 
+@served
 def docs_api() -> FakeAPI:
     """A fresh fake API driven by :func:`docs_model`."""
     return FakeAPI(Scripted(docs_model))
@@ -305,6 +307,7 @@ def restless_model(body: JSON) -> JSON:
     return message([tool_use("search_docs", {"query": f"cache {n}"})])
 
 
+@served
 def restless_api() -> FakeAPI:
     return FakeAPI(Scripted(restless_model))
 
@@ -322,6 +325,7 @@ def parallel_model(body: JSON) -> JSON:
     return message([text(PARALLEL_WORDS), text(CACHE_FACT)])
 
 
+@served
 def parallel_api() -> FakeAPI:
     """A fresh fake API driven by :func:`parallel_model`."""
     return FakeAPI(Scripted(parallel_model))
@@ -330,6 +334,7 @@ def parallel_api() -> FakeAPI:
 CUT_WORDS = "The answer was cut"
 
 
+@served
 def cut_off_api() -> FakeAPI:
     """A model whose first reply asks for no tool and stops with ``max_tokens``."""
     return FakeAPI(Scripted(lambda body: message([text(CUT_WORDS)], stop_reason="max_tokens")))

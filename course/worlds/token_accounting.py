@@ -16,6 +16,7 @@ from anthropic.lib.streaming import MessageStreamManager
 from anthropic.types import Message
 
 from ..fakes import FakeAPI, Queue, Scripted
+from ..hub import served  # graded cells' fakes live in the grader (course.hub)
 from ..wire import message, text
 from .budget import WORKED_CALL, sdk_usage, usage_body
 
@@ -94,6 +95,7 @@ def _respond(body: JSON) -> JSON:
     raise ValueError(f"the ticket fake does not know this system prompt: {system!r}")
 
 
+@served
 def ticket_api() -> FakeAPI:
     """The fake behind the ticket agent: each call site's reply and usage is fixed above."""
     return FakeAPI(Scripted(_respond))
