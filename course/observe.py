@@ -79,18 +79,26 @@ def record(**values: Any) -> dict[str, Any]:
 
 def outcome(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, Any]:
     """Call ``fn`` and keep what happened: ``{"value": ..., "raised": None}`` or
-    ``{"value": None, "raised": {"type": ..., "class": ..., "message": ...}}``, where ``type``
-    is the nearest class Python or the course defines and ``class`` the one raised.
-    ``NotImplementedError``
-    (the untouched stub) is let through, like everything that is not an ``Exception``."""
+    ``{"value": None, "raised": describe(exc)}``. ``NotImplementedError`` (the untouched
+    stub) is let through, like everything that is not an ``Exception``."""
     try:
         value = fn(*args, **kwargs)
     except NotImplementedError:
         raise
     except Exception as exc:  # noqa: BLE001 - the exception itself is what is recorded
-        return {"value": None, "raised": {"type": _known_type(exc), "class": type(exc).__name__,
-                                          "message": str(exc)}}
+        return {"value": None, "raised": describe(exc)}
     return {"value": _plain(value), "raised": None}
+
+
+def describe(exc: BaseException) -> dict[str, Any]:
+    """An exception as plain data: ``type``, the nearest class Python or the course defines
+    (what an ``except`` of that class would catch); ``class``, the one raised; ``mro``, its
+    whole class chain as ``module.qualname`` (``"anthropic.APIStatusError"`` is in a
+    ``RateLimitError``'s); ``status``, its HTTP status code if it has one; ``message``."""
+    status = getattr(exc, "status_code", None)
+    return {"type": _known_type(exc), "class": type(exc).__name__,
+            "mro": [f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__],
+            "status": status if isinstance(status, int) else None, "message": str(exc)}
 
 
 def _known_type(exc: BaseException) -> str:

@@ -120,6 +120,18 @@ def test_record_is_plain_json_and_an_always_equal_object_loses_its_trick():
     assert observe.record(n=np.int64(3), a=np.array([[1.5, 2]])) == {"n": 3, "a": [[1.5, 2.0]]}
 
 
+def test_describe_keeps_the_status_of_an_api_error():
+    import anthropic
+    import httpx2
+
+    request = httpx2.Request("POST", "https://api.anthropic.com/v1/messages")
+    err = anthropic.RateLimitError("slow down", response=httpx2.Response(429, request=request),
+                                   body=None)
+    got = observe.describe(err)
+    assert got["status"] == 429 and got["type"] == got["class"] == "RateLimitError"
+    assert "anthropic.APIStatusError" in got["mro"] and got["message"] == "slow down"
+
+
 def test_outcome_keeps_what_was_raised_and_lets_the_stub_through():
     assert observe.outcome(lambda: (1, 2)) == {"value": [1, 2], "raised": None}
     assert observe.outcome(lambda: 1 / 0)["raised"]["type"] == "ZeroDivisionError"
@@ -130,8 +142,13 @@ def test_outcome_keeps_what_was_raised_and_lets_the_stub_through():
     def full():
         raise Full("k")
 
-    assert observe.outcome(full)["raised"] | {"message": ""} == {
-        "type": "KeyError", "class": "Full", "message": ""}
+    raised = observe.outcome(full)["raised"]
+    assert {k: raised[k] for k in ("type", "class", "status")} == {
+        "type": "KeyError", "class": "Full", "status": None}
+    assert raised["mro"][-5:] == ["builtins.KeyError", "builtins.LookupError",
+                                  "builtins.Exception", "builtins.BaseException",
+                                  "builtins.object"]
+    assert raised["mro"][0].endswith(".Full") and raised["message"] == "'k'"
 
     def stub():
         raise NotImplementedError()
