@@ -42,10 +42,9 @@ HOST = "http://fake-hub"
 #: Quick runs of the course's own notebooks set this: plain logs are then trusted.
 TRUST_LOCAL = False
 
-#: ``"module:qualname"`` -> the undecorated factory, for every :func:`served` factory.
-FACTORIES: dict[str, Callable[..., Any]] = {}
-#: ``"module:qualname"`` -> where the fake is in what the factory returns (None: it is all).
-PARTS: dict[str, int | None] = {}
+#: ``"module:qualname"`` -> the undecorated factory and where the fake is in what it
+#: returns (None: it is all), for every :func:`served` factory.
+FACTORIES: dict[str, tuple[Callable[..., Any], int | None]] = {}
 
 
 class HubError(RuntimeError):
@@ -94,8 +93,7 @@ def served(factory: Callable[..., Any] | None = None, *, part: int | None = None
     if factory is None:
         return functools.partial(served, part=part)
     key = f"{factory.__module__}:{factory.__qualname__}"
-    FACTORIES[key] = factory
-    PARTS[key] = part
+    FACTORIES[key] = (factory, part)
 
     @functools.wraps(factory)
     def build(*args: Any, **kwargs: Any) -> Any:

@@ -38,10 +38,8 @@ SOCKET_NAME = "fake-hub.sock"
 MAX_FAKES = 400
 MAX_BODY = 32_000_000
 MAX_LOG_BYTES = 128_000_000
-_FAKE_PATH = re.compile(r"^/fakes/(\d+)(/.*)?$")
-
-
 MAX_CONNECTIONS = 32
+_FAKE_PATH = re.compile(r"^/fakes/(\d+)(/.*)?$")
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -73,7 +71,7 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
 class Hub:
     """The fakes of one submission's kernel. Use as a context manager around the kernel's
-    life; :attr:`socket` is the path to give the kernel (:data:`course.hub.ENV`)."""
+    life; :attr:`socket` is the path the grader gives the kernel (:func:`course.hub.activate`)."""
 
     def __init__(self, folder: Path) -> None:
         self.socket = str(folder / SOCKET_NAME)
@@ -107,19 +105,18 @@ class Hub:
         return len(self.fakes)
 
     def create(self, factory: str, args: Any, kwargs: Any) -> int:
-        module, _, name = factory.partition(":")
+        module = factory.partition(":")[0]
         if not module.startswith("course.worlds.") or not isinstance(args, list) or (
                 not isinstance(kwargs, dict)):
             raise hub.HubError(f"not a world factory the grader serves: {factory!r}")
         importlib.import_module(module)
-        build = hub.FACTORIES.get(factory)
-        if build is None:
+        if factory not in hub.FACTORIES:
             raise hub.HubError(f"not a world factory the grader serves: {factory!r}")
+        build, part = hub.FACTORIES[factory]
         with self._lock:
             if len(self.fakes) >= MAX_FAKES:
                 raise hub.HubError(f"more than {MAX_FAKES} fakes in one submission")
         fake = build(*args, **kwargs)
-        part = hub.PARTS.get(factory)
         if part is not None and isinstance(fake, tuple) and len(fake) > part:
             fake = fake[part]
         if not isinstance(fake, FakeAPI):
@@ -153,9 +150,12 @@ def _handler_for(owner: Hub) -> type[BaseHTTPRequestHandler]:
         def address_string(self) -> str:  # a unix socket has no client address
             return "kernel"
 
-        def _refuse(self, status: int, why: str) -> None:
-            send_http(self, status, json.dumps(error_body(status, why)).encode(),
+        def _json(self, status: int, payload: Any) -> None:
+            send_http(self, status, json.dumps(payload).encode(),
                       [("content-type", "application/json")])
+
+        def _refuse(self, status: int, why: str) -> None:
+            self._json(status, error_body(status, why))
 
         def _answer(self) -> None:
             length = int(self.headers.get("content-length") or 0)
@@ -171,15 +171,13 @@ def _handler_for(owner: Hub) -> type[BaseHTTPRequestHandler]:
                 except (hub.HubError, ValueError, TypeError, AttributeError,
                         ImportError) as exc:
                     return self._refuse(400, str(exc)[:300])
-                return send_http(self, 200, json.dumps({"id": n}).encode(),
-                                 [("content-type", "application/json")])
+                return self._json(200, {"id": n})
             found = _FAKE_PATH.match(self.path)
             if not found or int(found.group(1)) >= len(owner.fakes):
                 return self._refuse(404, f"no such fake: {self.path[:100]}")
             fake, rest = owner.fakes[int(found.group(1))], found.group(2) or "/"
             if rest == "/requests" and self.command == "GET":
-                return send_http(self, 200, json.dumps(fake.requests).encode(),
-                                 [("content-type", "application/json")])
+                return self._json(200, fake.requests)
             with owner._lock:
                 if owner.held + len(content) > MAX_LOG_BYTES:
                     return self._refuse(413, f"the fakes of this submission already hold "
