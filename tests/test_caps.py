@@ -1,11 +1,12 @@
 """Caps a hostile student meets when they know the grader's source: a private /tmp of
-limited size, a working folder with a quota, a process cap per sandbox (not per uid), a
-submission folder copied without following a single link, and an oversized submission
-refused for the reason it is refused.
+limited size and file count, a working folder with a quota, a process cap and a memory cap
+per sandbox (not per uid or per process), a submission folder copied without following a
+single link, and an oversized submission refused for the reason it is refused.
 
 Two scratch courses with Lab 1 released, graded through ``grade.autograde`` with two
-workers. The first holds attackers that fill /tmp, fill the working folder and hold every
-process slot they can while a correct classmate is graded beside them; the second holds
+workers. The first holds attackers that fill /tmp with data and with empty files, fill the
+working folder, hold every process slot they can, and take memory in many processes and in
+the kernel itself, while a correct classmate is graded beside them; the second holds
 submission folders with links to the source notebook, the gradebook and a file only root
 may read, a link cycle, a pipe and a device, a notebook that is a link, and a notebook too
 large to take. What each attacker measured from inside is printed by its cells and read
@@ -29,7 +30,14 @@ from course.grading.authoring import build
 from course.grading.authoring.integrity import secret_lines
 from course.grading.execution import grade, preflight
 from course.grading.execution.files import size_text
-from course.grading.execution.sandbox import MAX_PROCESSES, TMP_BYTES, WORK_BYTES
+from course.grading.execution.sandbox import (
+    MAX_PROCESSES,
+    MEMORY_BYTES,
+    MEMORY_TOTAL,
+    TMP_BYTES,
+    TMP_INODES,
+    WORK_BYTES,
+)
 from course.grading.proofs.mutation import submission
 from course.grading.results import model
 
@@ -67,6 +75,53 @@ def _fill(folder, most):
     return written, err
 print("FILLED", *_fill({folder!r}, {most}))
 '''
+#: Create empty files in /tmp until it refuses one (each costs an inode, not a byte).
+TOUCH = '''
+import os
+n, err = 0, 0
+try:
+    while n < 10 * 65536 * 4:
+        os.close(os.open(f"/tmp/e{n}", os.O_CREAT | os.O_WRONLY, 0o600))
+        n += 1
+except OSError as exc:
+    err = exc.errno
+print("TOUCHED", n, err)
+'''
+#: Start CHILDREN processes, each under the per-process address-space limit, that together
+#: ask for twice the sandbox's memory; each offers itself first to the out-of-memory killer,
+#: so the kernel that watches them lives. The kernel sums their resident memory as it goes.
+CHILDREN = 4
+HOG = f'''
+import os, subprocess, sys, time
+child = """
+import sys, time
+open("/proc/self/oom_score_adj", "w").write("1000")
+held = []
+for _ in range({2 * MEMORY_TOTAL // CHILDREN // (64 << 20)}):
+    held.append(b"\\1" * (64 << 20))
+time.sleep(60)
+"""
+kids = [subprocess.Popen([sys.executable, "-c", child]) for _ in range({CHILDREN})]
+peak, deadline = 0, time.time() + 40
+def _rss(pid):
+    try:
+        return int(open(f"/proc/{{pid}}/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0
+while time.time() < deadline and any(k.poll() is None for k in kids):
+    peak = max(peak, sum(_rss(k.pid) for k in kids if k.poll() is None))
+    if sum(k.poll() is not None for k in kids) >= 2:
+        break
+    time.sleep(0.02)
+ended = [k.poll() for k in kids]  # before the watch kills the rest: None is alive
+for k in kids:
+    k.kill()
+    k.wait()
+print("HOGGED", peak, *[c for c in ended if c is not None])
+'''
+#: The kernel itself asks for most of its own address-space limit, past the sandbox's cap.
+GREEDY = f"held = [b'\\1' * (64 << 20) for _ in range({(MEMORY_BYTES * 3 // 4) // (64 << 20)})]"
+
 #: Start processes (each `sleep`) until the system refuses one; then, for HOLD seconds,
 #: take again every slot that frees up (a kernel that ends gives its slots back).
 BOMB = f'''
@@ -142,9 +197,13 @@ def resources(tmp_path_factory):
     # Not an attack: a correct classmate, whose first cell says when its kernel was up.
     _put(course, "good_parallel", _with(good, "import time\nprint('STARTED', time.time())",
                                         first=True))
+    _put(course, "touch_tmp", _with(good, TOUCH))
+    _put(course, "hog_children", _with(good, HOG))
+    _put(course, "greedy_kernel", _with(good, GREEDY, first=True))
     # Two workers: the bomb holds one; the other grades the pre-flight's solution, then the
     # classmate, while the bomb holds its slots, then the fillers.
-    order = ["fork_bomb", "fill_tmp", "fill_work", "good_parallel"]
+    order = ["fork_bomb", "fill_tmp", "fill_work", "good_parallel", "touch_tmp",
+             "hog_children", "greedy_kernel"]
     runs = {r.student: r for r in grade.autograde(course, [(s, LAB) for s in order], jobs=2,
                                                   progress=False)}
     rows = {r.student: r for r in model.scores(course)}
@@ -173,6 +232,41 @@ def test_working_folder_is_capped_at_its_quota(resources):
     written, err = _filled(course, "fill_work")
     assert written <= WORK_BYTES, f"work/ took {size_text(written)}, quota {size_text(WORK_BYTES)}"
     assert err == errno.ENOSPC
+
+
+def test_tmp_is_capped_at_its_file_count(resources):
+    course, runs, rows = resources
+    assert runs["touch_tmp"].ok, runs["touch_tmp"].error
+    m = re.search(r"TOUCHED (\d+) (\d+)", _printed(course, "touch_tmp"))
+    assert m, _printed(course, "touch_tmp")
+    assert int(m[1]) <= TMP_INODES and int(m[2]) == errno.ENOSPC, m[0]
+    assert rows["touch_tmp"].auto_score == 14  # its own answer still counts
+
+
+def test_memory_is_capped_for_the_whole_sandbox(resources):
+    """Four processes, each under the per-process limit, ask for twice the sandbox's cap:
+    together they never hold more than the cap, the kernel kills some of them, and the
+    submission's own answer is graded as usual."""
+    course, runs, rows = resources
+    assert runs["hog_children"].ok, runs["hog_children"].error
+    m = re.search(r"HOGGED (\d+) (.*)", _printed(course, "hog_children"))
+    assert m, _printed(course, "hog_children")
+    peak, codes = int(m[1]), [int(c) for c in m[2].split()]
+    assert peak <= MEMORY_TOTAL, f"held {size_text(peak)}, cap {size_text(MEMORY_TOTAL)}"
+    assert peak > MEMORY_TOTAL // 4, f"the attack never took memory ({size_text(peak)})"
+    assert codes == [-9, -9], codes  # killed at the cap (two stop the watch)
+    assert rows["hog_children"].auto_score == 14
+
+
+def test_a_kernel_past_the_memory_cap_fails_with_that_reason(resources):
+    _, runs, rows = resources
+    run = runs["greedy_kernel"]
+    assert not run.ok
+    assert run.error.startswith("kernel died in cell 1") and (
+        f"out of memory, the sandbox's cap of {MEMORY_TOTAL // 1024**2:,} MiB" in run.error
+    ), run.error
+    assert "greedy_kernel" not in rows or rows["greedy_kernel"].auto_score == 0
+    assert rows["good_parallel"].auto_score == 14
 
 
 def test_holding_every_process_slot_stops_no_other_kernel(resources):

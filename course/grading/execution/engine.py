@@ -364,7 +364,8 @@ class GradingClient(NotebookClient):
             return await self.async_execute_cell(cell, index)
         except DeadKernelError:
             code = self._exit_code()
-            raise GradeFailure(f"kernel died in {self._current} (exit code {code})") from None
+            raise GradeFailure(f"kernel died in {self._current} (exit code {code})"
+                               f"{self._out_of_memory()}") from None
 
     async def _test_cell(self, cell: NotebookNode, index: int) -> None:
         gid = _meta(cell).get("grade_id", f"cell {index + 1}")
@@ -431,6 +432,15 @@ class GradingClient(NotebookClient):
         except judge.JudgeFailed as exc:
             return fail("AssertionError", str(exc))
         return CellVerdict(gid, True)
+
+    def _out_of_memory(self) -> str:
+        """Why the kernel died, when the sandbox's memory cap is the reason."""
+        group = getattr(self.km, "group", None)
+        sandbox = getattr(self.km, "sandbox", None)
+        if group is None or sandbox is None or not group.oom_kills():
+            return ""
+        return (f": out of memory, the sandbox's cap of "
+                f"{sandbox.memory_total // 1024**2:,} MiB for all its processes and files")
 
     def _exit_code(self) -> str:
         proc = getattr(getattr(self.km, "provisioner", None), "process", None)
