@@ -8,8 +8,11 @@ called :func:`activate` with a unix socket in the kernel's scratch folder, where
 process serves a hub of fakes (``course/grading/execution/fakehub.py``). The same factory
 call then asks the hub to build the fake, by the factory's name and JSON arguments, and
 returns a :class:`RemoteFake`: its ``client()`` is a real SDK client whose requests go over
-that socket to the grader's fake, and its ``requests`` reads the grader's log. A replay
-miss in the grader's fake is raised in the kernel as the same :class:`ReplayMiss`.
+that socket to the grader's fake, its ``serve()`` a loopback URL for a client the kernel
+does not build (LangGraph's ``ChatAnthropic``) whose bytes a relay passes to the same
+socket unchanged, and its ``requests`` reads the grader's log. A replay miss in the
+grader's fake is raised in the kernel as the same :class:`ReplayMiss`. A factory's
+arguments travel as JSON, with a :class:`~course.wire.Reply` in its cassette form.
 
 A record that keeps ``api.requests`` keeps a *reference* to that log (:data:`REF`), never
 a copy: the grader puts the log it holds in its place before the judge runs, so a kernel
@@ -23,13 +26,19 @@ Nothing here knows what a right request is.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
-from collections.abc import Callable
+import socket as sockets
+import socketserver
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import anthropic
 import httpx2
+
+from .wire import Reply
 
 #: The hub's socket while the grader runs a graded test cell (see :func:`activate`).
 _socket: str | None = None
@@ -39,6 +48,8 @@ RAISED_HEADER = "x-course-fake-raised"
 REF = "$served"
 #: Host part of the URLs sent over the socket (the socket, not the name, is the address).
 HOST = "http://fake-hub"
+#: The key of a :class:`Reply` among a served factory's JSON arguments (its cassette form).
+REPLY = "$reply"
 #: Quick runs of the course's own notebooks set this: plain logs are then trusted.
 TRUST_LOCAL = False
 
@@ -75,6 +86,20 @@ def log_of(value: Any) -> list[Any]:
         return value
     raise AssertionError("the fake API's request log did not come from the grader's fake "
                          "(was the fake built in the kernel, or the record rewritten?)")
+
+
+def encode_args(value: Any) -> Any:
+    """``json.dumps`` default for a served factory's arguments: a Reply in cassette form."""
+    if isinstance(value, Reply):
+        return {REPLY: value.to_json()}
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def decode_args(obj: dict[str, Any]) -> Any:
+    """``json.loads`` object hook, the inverse of :func:`encode_args` (the grader's side)."""
+    if set(obj) == {REPLY} and isinstance(obj[REPLY], dict):
+        return Reply.from_json(obj[REPLY])
+    return obj
 
 
 def activate(socket: str | None) -> None:
@@ -121,7 +146,8 @@ class RemoteFake:
     def create(cls, socket: str, factory: str, args: list[Any], kwargs: dict[str, Any]
                ) -> RemoteFake:
         try:
-            body = json.dumps({"factory": factory, "args": args, "kwargs": kwargs})
+            body = json.dumps({"factory": factory, "args": args, "kwargs": kwargs},
+                              default=encode_args)
         except TypeError as exc:
             raise HubError(f"{factory}: the arguments of a served fake must be JSON "
                            f"({exc})") from None
@@ -142,6 +168,23 @@ class RemoteFake:
             api_key="test-key", base_url=self.base_url,
             max_retries=kwargs.pop("max_retries", 0),
             http_client=self._http(self.socket), **kwargs)
+
+    @contextlib.contextmanager
+    def serve(self) -> Iterator[str]:
+        """As ``FakeAPI.serve``: a base URL on 127.0.0.1 to give any client while the block
+        runs. A relay in this process passes each connection's bytes to the grader's fake
+        unchanged (a dropped connection stays dropped), so the log is what the client sent."""
+        server = _Relay(self.socket)
+        thread = threading.Thread(target=server.serve_forever, name="RemoteFake.serve",
+                                  kwargs={"poll_interval": 0.005}, daemon=True)
+        thread.start()
+        host, port = server.server_address[:2]
+        try:
+            yield f"http://{host}:{port}/fakes/{self.fake_id}"
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join()
 
     @property
     def requests(self) -> Requests:
@@ -169,3 +212,64 @@ class _Transport(httpx2.HTTPTransport):
             message = response.json().get("error", {}).get("message", "")
             raise ReplayMiss(message.removeprefix("the fake could not answer: ReplayMiss: "))
         return response
+
+
+def _pump(source: sockets.socket, target: sockets.socket) -> None:
+    """Copy bytes until ``source`` ends, then end both directions of ``target``."""
+    try:
+        while chunk := source.recv(65536):
+            target.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        for end in (target, source):
+            try:
+                end.shutdown(sockets.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _Relay(socketserver.ThreadingTCPServer):
+    """Loopback TCP in, the hub's unix socket out: one upstream connection per client.
+    Closing it ends every connection it carries, so a client that keeps its connections
+    alive (an SDK's pool) holds none of the hub's after the ``serve()`` block."""
+
+    daemon_threads = True
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream = upstream
+        self.carried: set[sockets.socket] = set()
+        self.lock = threading.Lock()
+        super().__init__(("127.0.0.1", 0), _RelayHandler)
+
+    def server_close(self) -> None:
+        super().server_close()
+        with self.lock:
+            for conn in self.carried:
+                try:
+                    conn.shutdown(sockets.SHUT_RDWR)
+                except OSError:
+                    pass
+
+
+class _RelayHandler(socketserver.BaseRequestHandler):
+    server: _Relay
+
+    def handle(self) -> None:
+        up = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+        try:
+            up.connect(self.server.upstream)
+        except OSError:
+            up.close()
+            return  # the client sees the connection closed, as with a dropped reply
+        with self.server.lock:
+            self.server.carried.update((up, self.request))
+        try:
+            back = threading.Thread(target=_pump, args=(up, self.request), daemon=True)
+            back.start()
+            _pump(self.request, up)
+            back.join(timeout=60)
+        finally:
+            with self.server.lock:
+                self.server.carried.difference_update((up, self.request))
+            up.close()

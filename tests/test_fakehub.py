@@ -178,11 +178,16 @@ def test_connections_past_the_cap_are_closed_and_the_hub_recovers(served):
     assert log == [], "the hub answers again once the held connections are gone"
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("lab, factory, at_least", [
+    ("lab01_tool_loop", "course.worlds.weather:two_step", 20),
+    # LangGraph's ChatAnthropic reaches the grader's fakes through RemoteFake.serve()
+    ("tier2_langgraph", "course.worlds.graphs:plan_api", 25)])
 def test_the_grader_serves_the_test_cells_fakes_and_leaves_the_demo_cells_their_own(
-        monkeypatch):
-    """Lab 1's solution, graded (unsandboxed: where a fake lives does not depend on the
-    sandbox): every fake its graded cells build comes from the hub, full marks, and the
-    demonstration cells, which show an Inspector on a kernel-side fake, run clean."""
+        monkeypatch, lab, factory, at_least):
+    """A solution, graded (unsandboxed: where a fake lives does not depend on the sandbox):
+    every fake its graded cells build comes from the hub, full marks, and the demonstration
+    cells, which use kernel-side fakes (Lab 1 shows an Inspector on one), run clean."""
     import nbformat
 
     from course.grading.authoring.build import solution_notebook
@@ -191,7 +196,6 @@ def test_the_grader_serves_the_test_cells_fakes_and_leaves_the_demo_cells_their_
 
     from . import ROOT
 
-    lab = "lab01_tool_loop"
     built: list[str] = []
     real = fakehub.Hub.create
 
@@ -206,8 +210,10 @@ def test_the_grader_serves_the_test_cells_fakes_and_leaves_the_demo_cells_their_
                                       sandboxed=False))
     assert out.ok, out.error
     nb = nbformat.reads(out.executed, as_version=4)
-    assert sum(v or 0 for v in expected_scores(nb, False).values()) == 14
-    assert "course.worlds.weather:two_step" in built and len(built) >= 20, built
+    full = sum(c.metadata["nbgrader"].get("points", 0) for c in nb.cells
+               if engine.is_test(c))
+    assert sum(v or 0 for v in expected_scores(nb, False).values()) == full > 0
+    assert factory in built and len(built) >= at_least, built
     errors = [o.get("ename") for c in nb.cells if c.cell_type == "code"
               and not engine.is_test(c) for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
@@ -227,3 +233,46 @@ def test_a_factory_that_returns_a_tuple_serves_only_its_fake(served):
     assert (rows[0].cache_read_input_tokens, rows[1].cache_read_input_tokens) == (0, 18_400)
     assert isinstance(served.fakes[0].responder, PromptCache)
     assert cache.log == [], "the kernel's own cache is not the served one"
+
+
+def test_a_served_fake_on_loopback_is_the_graders_fake(served):
+    """``RemoteFake.serve()`` relays a client the kernel does not build (LangGraph's) to the
+    grader's fake byte for byte: answers, a dropped connection, a Reply argument, the log."""
+    from course.wire import Reply, message, text
+    from course.worlds import graphs
+
+    api = graphs.refund_api(drop_at=2)
+    assert isinstance(api, hub.RemoteFake)
+    body = {"model": graphs.MODEL, "max_tokens": 64,
+            "messages": [{"role": "user", "content": graphs.GOAL}]}
+    with api.serve() as url, httpx2.Client(base_url=url, timeout=10) as http:
+        first = http.post("/v1/messages", json=body)
+        assert first.status_code == 200 and first.json()["content"][-1]["type"] == "tool_use"
+        with pytest.raises(httpx2.TransportError):
+            http.post("/v1/messages", json=body)  # the model's drop_at=2: no answer at all
+        assert http.post("/v1/messages", json=body).status_code == 200
+        bad = http.post("/v1/messages", json={"model": graphs.MODEL, "messages": []})
+        assert bad.status_code == 400 and "max_tokens" in bad.text  # the API's own rules
+    assert len(served.fakes[0].requests) == 4 and api.requests == served.fakes[0].requests
+    queued = graphs.queue_api([Reply.error(429, retry_after=7), message([text("fine")])])
+    with queued.serve() as url:
+        llm = graphs.chat_model(url)
+        with pytest.raises(anthropic.RateLimitError) as err:
+            llm.invoke("hi")
+        assert err.value.response.headers["retry-after"] == "7"
+        assert llm.invoke("hi").text == "fine"
+    assert len(served.fakes[1].requests) == 2
+
+
+def test_a_served_block_leaves_no_connection_to_the_hub_open(served):
+    """An SDK keeps its connections alive after a call; the relay ends them with its block,
+    so runs past the hub's connection cap each get through."""
+    from course.worlds import graphs
+
+    for _ in range(fakehub.MAX_CONNECTIONS + 5):
+        api = graphs.queue_api([{"type": "message", "role": "assistant", "model": graphs.MODEL,
+                                 "content": [{"type": "text", "text": "ok"}],
+                                 "stop_reason": "end_turn", "stop_sequence": None,
+                                 "usage": {"input_tokens": 1, "output_tokens": 1}}])
+        with api.serve() as url:
+            assert graphs.chat_model(url).invoke("hi").text == "ok"

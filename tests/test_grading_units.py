@@ -134,7 +134,8 @@ def test_progress_prints_one_plain_line_per_submission():
 def test_sandbox_command_isolates_the_kernel(tmp_path):
     cmd = Sandbox(("/opt/env",)).command(tmp_path, ["python", "-m", "ipykernel_launcher"])
     joined = " ".join(cmd)
-    for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--tmpfs /tmp",
+    for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent",
+                 f"--bind {tmp_path.with_name(tmp_path.name + '-tmp')} /tmp",
                  "--ro-bind /opt/env /opt/env", f"--bind {tmp_path} {tmp_path}",
                  "--reuid=65534", "--nproc=", "--fsize=", "--as="):
         assert flag in joined, flag

@@ -206,7 +206,7 @@ def run_or_resume(app, goal, *, thread_id):
 # %% id="resume_no_duplicate" kind="tests" points=3
 def crash_and_resume():
     folder = tempfile.mkdtemp()
-    shop, api = graphs.Shop(), FakeAPI(graphs.RefundModel(drop_at=2))
+    shop, api = graphs.Shop(), graphs.refund_api(drop_at=2)
     with api.serve() as url:
         def saver():
             return SqliteSaver(sqlite3.connect(os.path.join(folder, "cp.sqlite"),
@@ -243,7 +243,7 @@ from course.observe import record
 
 def first_run():
     folder = tempfile.mkdtemp()
-    shop, api = graphs.Shop(), FakeAPI(graphs.RefundModel(drop_at=2))
+    shop, api = graphs.Shop(), graphs.refund_api(drop_at=2)
     with api.serve() as url:
         app = build_graph(graphs.chat_model(url), shop.tools(), checkpointer=SqliteSaver(
             sqlite3.connect(os.path.join(folder, "cp.sqlite"), check_same_thread=False)))
@@ -257,9 +257,9 @@ def first_run():
 
 
 rec = record(died=first_run(), lookups=shop.lookups, refunds=shop.refunds, out=out,
-             out_type=type(out).__name__, requests=[r["messages"] for r in api.requests],
-             offered=[[t.get("name") for t in r.get("tools", [])] for r in api.requests])
+             out_type=type(out).__name__, requests=api.requests)
 ### JUDGE
+from course.hub import log_of
 from course.worlds import graphs
 
 died = rec["died"]
@@ -275,15 +275,17 @@ assert refunds == [("A-1042", 49.0)], f"refunds after resume: {refunds}; expecte
 assert rec["out"] == graphs.ANSWER and rec["out_type"] == "str", (
     f"resumed run returned {rec['out']!r} ({rec['out_type']}); the final answer text as a "
     "str was expected")
-reqs = rec["requests"]
+log = log_of(rec["requests"])
+reqs = [r["messages"] for r in log]
 assert len(reqs) == 4, (
     f"{len(reqs)} model calls; 2 before the crash (one dropped) and 2 after it")
 roles = [m["role"] for m in reqs[2]]
 assert roles == ["user", "assistant", "user"], (
     f"the resumed request has roles {roles}; the checkpoint's history "
     "(goal, tool call, tool result) must be sent unchanged")
-assert all(names == ["lookup_order", "refund_order"] for names in rec["offered"]), (
-    f"tools offered per request: {rec['offered']}; bind the tools to the model")
+offered = [[t.get("name") for t in r.get("tools", [])] for r in log]
+assert all(names == ["lookup_order", "refund_order"] for names in offered), (
+    f"tools offered per request: {offered}; bind the tools to the model")
 ### END HIDDEN TESTS
 
 # %% id="approval_before_write" kind="tests" points=2
@@ -292,7 +294,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 def approval_run(approve, *, together=False):
     # start (it pauses), what ran while paused, approve (resume), then a new goal
-    shop, api = graphs.Shop(), FakeAPI(graphs.RefundModel(together=together))
+    shop, api = graphs.Shop(), graphs.refund_api(together=together)
     with api.serve() as url:
         app = build_graph(graphs.chat_model(url), shop.tools(), checkpointer=InMemorySaver(),
                           approve=approve)
@@ -329,9 +331,10 @@ for approve in (("refund_order",), ("lookup_order",)):
 from course.observe import record
 
 rec = record(paused=paused, while_paused=refunds_while_paused, refunds=shop.refunds,
-             lookups=shop.lookups, done=done, n_requests=len(api.requests), again=again,
+             lookups=shop.lookups, done=done, requests=api.requests, again=again,
              mixed=mixed)
 ### JUDGE
+from course.hub import log_of
 from course.worlds import graphs
 
 while_paused = [tuple(r) for r in rec["while_paused"]]
@@ -347,9 +350,10 @@ assert rec["lookups"] == ["A-1042", "A-1042"], (
     "per goal (the first goal and the new one)")
 assert rec["done"] == graphs.ANSWER, (
     f"after approval the run must finish with the answer; got {rec['done']!r}")
-assert rec["n_requests"] == 5, (
-    f"{rec['n_requests']} model calls; lookup, refund, answer, then lookup and refund for "
-    "the new goal is 5")
+calls = len(log_of(rec["requests"]))
+assert calls == 5, (
+    f"{calls} model calls; lookup, refund, answer, then lookup and refund for the new goal "
+    "is 5")
 assert rec["again"] is None, "a new goal on a finished thread starts a new turn (it pauses)"
 for name, got in rec["mixed"].items():
     ran = got["while_paused"]
@@ -440,16 +444,23 @@ def should_retry(exc):
 # The tests pass tiny intervals (`initial_interval=0.001`, no jitter), so nothing waits.
 
 # %% id="retries_429" kind="tests" points=1
-def attempts(replies, n=4):
-    api = FakeAPI(Queue(replies))
+def run_retried(replies, n=4):
+    # the fake and how the run ended: the reply's text, or the error's class name
+    api = graphs.queue_api(replies)
     with api.serve() as url:
         app = graphs.retry_graph(graphs.chat_model(url), RetryPolicy(
             max_attempts=n, initial_interval=0.001, jitter=False, retry_on=should_retry))
         try:
             out = app.invoke({"messages": [HumanMessage("hi")]})
         except anthropic.APIError as err:
-            return len(api.requests), type(err).__name__
-    return len(api.requests), str(out["messages"][-1].text)
+            return api, type(err).__name__
+    return api, str(out["messages"][-1].text)
+
+
+def attempts(replies, n=4):
+    # (model calls, how the run ended)
+    api, ended = run_retried(replies, n)
+    return len(api.requests), ended
 
 
 ok = message([text("fine")])
@@ -471,17 +482,31 @@ assert value_error is False, (
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
-rec = record(two_429=made, five_xx=five_xx, dropped=dropped,
+def observed(replies):
+    api, ended = run_retried(replies)
+    return {"requests": api.requests, "ended": ended}
+
+
+rec = record(two_429=observed([Reply.error(429, retry_after=1)] * 2 + [ok]),
+             five_xx=observed([Reply.error(500), Reply.error(529), ok]),
+             dropped=observed([Reply.dropped(), ok]),
              value_error=outcome(should_retry, ValueError("bad")))
 ### JUDGE
-made = rec["two_429"]
-assert made == [3, "fine"], (
-    f"two 429s then a reply gave {tuple(made)}; a 429 is rate limiting: retry it "
+from course.hub import log_of
+
+
+def made(run):
+    return len(log_of(run["requests"])), run["ended"]
+
+
+got = made(rec["two_429"])
+assert got == (3, "fine"), (
+    f"two 429s then a reply gave {got}; a 429 is rate limiting: retry it "
     "(expected 3 calls)")
-made = rec["five_xx"]
-assert made == [3, "fine"], f"500 then 529 then a reply gave {tuple(made)}; 5xx must be retried"
-made = rec["dropped"]
-assert made == [2, "fine"], f"a dropped connection then a reply gave {tuple(made)}; retry it"
+got = made(rec["five_xx"])
+assert got == (3, "fine"), f"500 then 529 then a reply gave {got}; 5xx must be retried"
+got = made(rec["dropped"])
+assert got == (2, "fine"), f"a dropped connection then a reply gave {got}; retry it"
 got = rec["value_error"]
 assert got["raised"] is None and got["value"] is False, (
     f"a ValueError is not an API error: should_retry must return False; got {got}")
@@ -504,14 +529,24 @@ assert key_error is False, (
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
-rec = record(bad_request=made, statuses=statuses, key_error=outcome(should_retry, KeyError("x")))
+def sent(replies):
+    return run_retried(replies)[0].requests
+
+
+rec = record(bad_request=sent([Reply.error(400, "bad request")] * 3 + [ok]),
+             statuses={status: sent([Reply.error(status)] * 3 + [ok])
+                       for status in (401, 403, 404, 413)},
+             key_error=outcome(should_retry, KeyError("x")))
 ### JUDGE
-made = rec["bad_request"]
-assert made[0] == 1, (
-    f"a 400 was sent {made[0]} times; a 4xx other than 429 fails the same way again: "
+from course.hub import log_of
+
+times = len(log_of(rec["bad_request"]))
+assert times == 1, (
+    f"a 400 was sent {times} times; a 4xx other than 429 fails the same way again: "
     "should_retry must return False")
-for status, made in rec["statuses"].items():
-    assert made[0] == 1, f"a {status} was sent {made[0]} times; only 429 and 5xx are retried"
+for status, log in rec["statuses"].items():
+    times = len(log_of(log))
+    assert times == 1, f"a {status} was sent {times} times; only 429 and 5xx are retried"
 got = rec["key_error"]
 assert got["raised"] is None and got["value"] is False, (
     f"a KeyError is not worth a retry: should_retry must return False; got {got}")
@@ -580,8 +615,9 @@ with api.serve() as url:
 # ### Graded: section 3
 
 # %% id="reducer_adds" kind="tests" points=2
-def stuck_budget_run(limit, per_call):
-    api = FakeAPI(Scripted(graphs.PlanModel(graphs.STUCK_PLAN, forever=True)))
+def stuck_budget_run(limit, per_call, *, fake=False):
+    # the final state and the number of model calls (with fake=True, the fake itself)
+    api = graphs.plan_api(graphs.STUCK_PLAN, forever=True)
     with api.serve() as url:
         app = graphs.budget_graph(graphs.chat_model(url), [graphs.search_docs], BudgetState,
                                   budget_route, limit_usd=limit, usd_per_call=per_call)
@@ -593,7 +629,7 @@ def stuck_budget_run(limit, per_call):
                 f"the run was never halted in {len(api.requests)} calls of ${per_call:.2f} "
                 f"against ${limit:.2f}; spent must ADD (operator.add), not overwrite, and "
                 "budget_route must return 'halt' at the limit") from None
-    return out, len(api.requests)
+    return out, api if fake else len(api.requests)
 
 
 out, calls = stuck_budget_run(2.00, 0.50)
@@ -611,27 +647,31 @@ from course.observe import outcome, record
 
 
 def observed(limit, per_call):
-    out, calls = stuck_budget_run(limit, per_call)
-    return {"spent": out["spent"], "calls": calls, "last": str(out["messages"][-1].text)}
+    out, api = stuck_budget_run(limit, per_call, fake=True)
+    return {"spent": out["spent"], "requests": api.requests, "kept": len(out["messages"]),
+            "last": str(out["messages"][-1].text)}
 
 
-rec = record(first={"spent": out["spent"], "calls": calls, "kept": kept, "report": report},
-             quarter=outcome(observed, 1.00, 0.25))
+rec = record(first=observed(2.00, 0.50), quarter=outcome(observed, 1.00, 0.25))
 ### JUDGE
+from course.hub import log_of
+
 first = rec["first"]
+first["calls"] = len(log_of(first["requests"]))
 assert first["spent"] == 0.50 * first["calls"], (
     f"after {first['calls']} calls of $0.50 spent is {first['spent']}; the reducer must add "
     "the deltas")
 quarter = rec["quarter"]
 assert quarter["raised"] is None, quarter["raised"] and quarter["raised"]["message"]
 got = quarter["value"]
+got["calls"] = len(log_of(got["requests"]))
 assert got["spent"] == 0.25 * got["calls"] and got["spent"] >= 1.0, (
     f"$0.25 a call gave spent {got['spent']} after {got['calls']} calls; the total must be "
     "the sum")
 assert str(got["last"]).startswith("stopped: budget"), "the halt node's report ends it"
 assert first["kept"] == 2 * first["calls"] + 1, (
     f"{first['kept']} messages kept after {first['calls']} calls; messages needs add_messages")
-assert first["report"].startswith("stopped: budget"), "the halt node's report ends the run"
+assert first["last"].startswith("stopped: budget"), "the halt node's report ends the run"
 ### END HIDDEN TESTS
 
 # %% id="routes_at_limit" kind="tests" points=2
@@ -774,7 +814,7 @@ def loop_guard(state, *, repeat=3):
 
 # %% id="nudge_then_halt" kind="tests" points=2
 def guarded_run(plan, forever, repeat=3):
-    api = FakeAPI(Scripted(graphs.PlanModel(plan, forever=forever, answer="all delivered")))
+    api = graphs.plan_api(plan, forever=forever, answer="all delivered")
     with api.serve() as url:
         app = graphs.guarded_graph(graphs.chat_model(url),
                                    [graphs.search_docs, graphs.lookup_order],
@@ -828,19 +868,18 @@ for what, state, repeat, want in cases:
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-halted = out["halted"]
-last = str(out["messages"][-1].text)
-sent = [r["messages"] for r in api.requests]
-out, api = guarded_run(graphs.STUCK_PLAN, True, repeat=2)
-rec = record(requests=sent, halted=halted, last=last, repeat2_calls=len(api.requests),
-             kinds=kinds)
+_out2, _api2 = guarded_run(graphs.STUCK_PLAN, True, repeat=2)
+rec = record(requests=api.requests, halted=out["halted"], last=str(out["messages"][-1].text),
+             repeat2=_api2.requests, kinds=kinds)
 ### JUDGE
 import json
+
+from course.hub import log_of
 
 NUDGE = ("You have made this exact tool call several times and it returned the same "
          "result. Change your approach, or answer with what you have.")
 HALT = "halted: the same tool call kept repeating after a nudge"
-reqs = rec["requests"]
+reqs = [r["messages"] for r in log_of(rec["requests"])]
 nudged = [i for i, r in enumerate(reqs) if NUDGE in json.dumps(r)]
 assert nudged, (
     f"the run ended after {len(reqs)} model calls and none carried NUDGE; "
@@ -850,7 +889,8 @@ assert len(reqs) == 4 and nudged == [3], (
     "the 3rd identical call and the halt after the 4th")
 assert rec["halted"] is True and rec["last"] == HALT, (
     "after the nudge the next repeat must halt with HALT and halted=True")
-assert rec["repeat2_calls"] == 3, f"repeat=2: {rec['repeat2_calls']} model calls, expected 3"
+calls = len(log_of(rec["repeat2"]))
+assert calls == 3, f"repeat=2: {calls} model calls, expected 3"
 assert rec["kinds"] == {"two repeats, repeat=3": "go on", "two repeats, repeat=2": "nudge",
                         "same args in another key order": "nudge",
                         "a repeat after the nudge": "halt"}, (
@@ -873,14 +913,15 @@ assert moved_on == {}, (
 from course.observe import outcome, record
 
 rec = record(last=str(out["messages"][-1].text), halted=out.get("halted"),
-             requests=[r["messages"] for r in api.requests],
-             moved_on=outcome(loop_guard, changed, repeat=3))
+             requests=api.requests, moved_on=outcome(loop_guard, changed, repeat=3))
 ### JUDGE
 import json
 
+from course.hub import log_of
+
 NUDGE = ("You have made this exact tool call several times and it returned the same "
          "result. Change your approach, or answer with what you have.")
-reqs = rec["requests"]
+reqs = [r["messages"] for r in log_of(rec["requests"])]
 assert rec["last"] == "all delivered", (
     f"14 different lookups were stopped after {len(reqs)} model calls; count "
     "identical calls (name + args), not steps: a long task is not a loop")
@@ -958,15 +999,16 @@ def cache_store(state, *, cache):
 # ### Graded: section 5
 
 # %% id="tenant_isolated" kind="tests" points=2
-def ask(cache, tenant, question, replies):
-    api = FakeAPI(Queue([message([text(r)]) for r in replies]))
+def ask(cache, tenant, question, replies, *, fake=False):
+    # the answer and the number of model calls (with fake=True, the fake itself)
+    api = graphs.queue_api([message([text(r)]) for r in replies])
     with api.serve() as url:
         app = graphs.cached_graph(graphs.chat_model(url),
                                   lambda s: cache_lookup(s, cache=cache), cache_route,
                                   lambda s: cache_store(s, cache=cache))
         out = app.invoke({"messages": [HumanMessage(question)], "tenant": tenant,
                           "cache_hit": False})
-    return str(out["messages"][-1].text), len(api.requests)
+    return str(out["messages"][-1].text), api if fake else len(api.requests)
 
 
 seats = "What is my plan's seat limit?"
@@ -999,14 +1041,20 @@ assert blank.puts == [], (
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-rec = record(got=got, calls=calls, puts=cache.puts, gets=cache.gets, direct=direct.puts,
-             blank=blank.puts)
+_cache = graphs.ExactCache()
+ask(_cache, "acme", seats, ["Acme: 50 seats."])
+_got, _api = ask(_cache, "globex", seats, ["Globex: 12 seats."], fake=True)
+rec = record(got=_got, requests=_api.requests, puts=_cache.puts, gets=_cache.gets,
+             direct=direct.puts, blank=blank.puts)
 ### JUDGE
+from course.hub import log_of
+
 got = rec["got"]
 assert got == "Globex: 12 seats.", (
     f"globex was answered {got!r}, acme's cached answer; look up and store with "
     "namespace=state['tenant']")
-assert rec["calls"] == 1, f"globex's first question made {rec['calls']} model calls; a miss makes 1"
+calls = len(log_of(rec["requests"]))
+assert calls == 1, f"globex's first question made {calls} model calls; a miss makes 1"
 puts = [tuple(p) for p in rec["puts"]]
 assert ("What is my plan's seat limit?", "Acme: 50 seats.", "acme") in puts, (
     f"stores were {puts}; acme's answer must be stored under namespace 'acme'")
@@ -1046,17 +1094,23 @@ for empty in ("", "   "):
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-rec = record(hit=[got, calls], new=ask(cache, "acme", "How do I delete a user?",
-                                       ["Admin, then Users."]),
+_cache = graphs.ExactCache()
+ask(_cache, "acme", "How do I rotate an API key?", ["Settings, then Keys, then Rotate."])
+_hit = ask(_cache, "acme", "How do I rotate an API key?", ["a second model answer"], fake=True)
+_new = ask(_cache, "acme", "How do I delete a user?", ["Admin, then Users."], fake=True)
+rec = record(hit={"answer": _hit[0], "requests": _hit[1].requests},
+             new={"answer": _new[0], "requests": _new[1].requests},
              found=[found.get("cache_hit"), [str(m.text) for m in found.get("messages", [])]],
              served=list(served.values()))
 ### JUDGE
-got, calls = rec["hit"]
+from course.hub import log_of
+
+got, calls = rec["hit"]["answer"], len(log_of(rec["hit"]["requests"]))
 assert calls == 0, (
     f"a repeated question made {calls} model call(s); on a hit, cache_route must go to END")
 assert got == "Settings, then Keys, then Rotate.", (
     f"the hit must answer the cached text; got {got!r}")
-got, calls = rec["new"]
+got, calls = rec["new"]["answer"], len(log_of(rec["new"]["requests"]))
 assert (got, calls) == ("Admin, then Users.", 1), f"a new question must miss: {got!r}, {calls}"
 assert rec["found"] == [True, ["the new answer"]], (
     f"the lookup on a 2-question history gave {rec['found']}; the question is the last message")
@@ -1178,15 +1232,14 @@ with api.serve() as url:
 # ### Graded: section 6
 
 # %% id="later_tool_offloaded" kind="tests" points=2
-def offload_run(plan, tools, root, threshold=2000):
-    api = FakeAPI(Scripted(graphs.PlanModel(plan, answer="ok")))
+def offload_run(plan, tools, root, threshold=2000, *, fake=False):
+    # the tool results the model was sent, one per call of the plan (fake=True: the fake)
+    api = graphs.plan_api(plan, answer="ok")
     with api.serve() as url:
         node = offloading_tools(tools, root=root, threshold=threshold)
         graphs.tools_graph(graphs.chat_model(url), tools, node).invoke(
             {"messages": [HumanMessage("go")]})
-    return [r for body in api.requests for r in
-            [b for m in body["messages"] if m["role"] == "user" and isinstance(m["content"], list)
-             for b in m["content"] if b.get("type") == "tool_result"]][-len(plan):]
+    return api if fake else graphs.results_sent(api.requests, len(plan))
 
 
 def saved_files(root):
@@ -1249,14 +1302,27 @@ assert len(str(low[0]["content"])) <= 500 and "x" * 2000 in saved_files(root)[1]
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-first = {"sent": [str(r["content"]) for r in sent], "saved": saved, "paths": paths}
-rec = record(first=first, later=[r["content"] for r in later], later_saved=later_saved,
-             low=str(low[0]["content"]), low_saved=saved_files(root)[1])
+_root = tempfile.mkdtemp()
+_api = offload_run([("big_report", {"order_id": "A-1042"}),
+                    ("big_report", {"order_id": "A-2001"})], [graphs.big_report], _root,
+                   fake=True)
+first = {"requests": _api.requests, "saved": saved_files(_root)[1],
+         "paths": saved_files(_root)[0]}
+_root = tempfile.mkdtemp()
+_api = offload_run([("audit_log", {"day": "Mon"}), ("small", {"day": "Mon"}),
+                    ("blocks", {"day": "Mon"})], [audit_log, small, blocks], _root, fake=True)
+_later = {"requests": _api.requests, "saved": saved_files(_root)[1]}
+_root = tempfile.mkdtemp()
+_api = offload_run([("small", {"day": "Mon"})], [small], _root, threshold=500, fake=True)
+rec = record(first=first, later=_later["requests"], later_saved=_later["saved"],
+             low=_api.requests, low_saved=saved_files(_root)[1])
 ### JUDGE
+from course.hub import log_of
 from course.worlds import graphs
 
 full = graphs.big_report("A-1042")
-pointer = rec["first"]["sent"][0]
+sent = [str(r["content"]) for r in graphs.results_sent(log_of(rec["first"]["requests"]), 2)]
+pointer = sent[0]
 assert full in rec["first"]["saved"] and len(pointer) <= 2000, (
     f"a {len(full)}-char result reached the model as {len(pointer)} chars; "
     "offload EVERY tool's long result in the node")
@@ -1265,14 +1331,15 @@ assert "read_artifact" in pointer and any(p in pointer for p in rec["first"]["pa
 saved = rec["first"]["saved"]
 assert len(saved) == 2 and graphs.big_report("A-2001") in saved, (
     f"two long results of one tool left {len(saved)} file(s); each needs a new file")
-later = rec["later"]
+later = [r["content"] for r in graphs.results_sent(log_of(rec["later"]), 3)]
 assert len(str(later[0])) <= 2000, "a tool added later must be offloaded too"
 assert later[1] == "x" * 2000, "a result of exactly threshold chars passes unchanged"
 blocks = [{"type": "text", "text": f"Mon block {i}"} for i in range(300)]
 assert len(str(later[2])) <= 2000 and str(blocks) in rec["later_saved"], (
     "a list-of-blocks result must be measured and saved as str(content)")
-assert len(rec["low"]) <= 500 and "x" * 2000 in rec["low_saved"], (
-    f"threshold=500: the pointer was {len(rec['low'])} chars; honour the threshold argument")
+low = str(graphs.results_sent(log_of(rec["low"]), 1)[0]["content"])
+assert len(low) <= 500 and "x" * 2000 in rec["low_saved"], (
+    f"threshold=500: the pointer was {len(low)} chars; honour the threshold argument")
 ### END HIDDEN TESTS
 
 # %% id="containment_through_node" kind="tests" points=2
@@ -1284,7 +1351,8 @@ with open(root + "-evil/secret.txt", "w") as f:
 reader = artifact_reader(root)
 plan = [("read_artifact", {"path": "../artifacts-evil/secret.txt"}),
         ("read_artifact", {"path": root + "-evil/secret.txt"})]
-sent = offload_run(plan, [reader], root)
+_refused = offload_run(plan, [reader], root, fake=True)
+sent = graphs.results_sent(_refused.requests, len(plan))
 leaked = [str(r["content"]) for r in sent if "s3cr3t" in str(r["content"])]
 assert not leaked, (
     f"read_artifact returned a file outside root through the tool node ({len(leaked)} of 2); "
@@ -1292,8 +1360,9 @@ assert not leaked, (
 refusals = list(sent)
 with open(os.path.join(root, "log.txt"), "w") as f:
     f.write("\n".join(f"line {i}" for i in range(3000)))
-sent = offload_run([("read_artifact", {"path": "log.txt", "offset": 10, "limit": 400})],
-                   [reader], root)
+_windowed = offload_run([("read_artifact", {"path": "log.txt", "offset": 10, "limit": 400})],
+                        [reader], root, fake=True)
+sent = graphs.results_sent(_windowed.requests, 1)
 window = str(sent[0]["content"])
 assert len(window) > 2000 and "line 200" in window, (
     f"a 400-line window came back as {len(window)} chars: never offload read_artifact's "
@@ -1340,7 +1409,7 @@ assert isinstance(default, str) and default.splitlines() == [f"line {i}" for i i
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
-rec = record(refusals=[str(r["content"]) for r in refusals], window=window,
+rec = record(refusals=_refused.requests, window=_windowed.requests,
              link=outcome(reader, "link.txt"), missing=outcome(reader, "missing.txt"),
              bad_args=[outcome(reader, "log.txt", **a) for a in
                        ({"offset": -1}, {"limit": -3}, {"offset": 2.0}, {"offset": False})],
@@ -1349,12 +1418,15 @@ rec = record(refusals=[str(r["content"]) for r in refusals], window=window,
              absolute=outcome(reader, os.path.join(root, "log.txt"), offset=1, limit=1),
              zero=outcome(reader, "log.txt", limit=0), default=outcome(reader, "log.txt"))
 ### JUDGE
-refusals = rec["refusals"]
+from course.hub import log_of
+from course.worlds import graphs
+
+refusals = [str(r["content"]) for r in graphs.results_sent(log_of(rec["refusals"]), 2)]
 leaked = [r for r in refusals if "s3cr3t" in r]
 assert not leaked, (
     f"read_artifact returned a file outside root through the tool node ({len(leaked)} of "
     f"{len(refusals)}); resolve with realpath and check it is INSIDE root, not startswith")
-window = rec["window"]
+window = str(graphs.results_sent(log_of(rec["window"]), 1)[0]["content"])
 assert len(window) > 2000 and "line 200" in window, (
     f"a 400-line window came back as {len(window)} chars: never offload read_artifact's "
     "own result, or reading a file yields another file")

@@ -11,6 +11,8 @@ pieces against, over :meth:`course.fakes.FakeAPI.serve`:
   forever if told to (a loop), and :func:`lookup_plan`, a long task with no repeats;
 * :func:`chat_model`, ``ChatAnthropic`` pointed at a served fake, with the SDK's own
   retries off;
+* the fakes the graded cells serve, built by name so the grader can hold them
+  (:func:`course.hub.served`): :func:`refund_api`, :func:`plan_api`, :func:`queue_api`;
 * wiring for the sections whose graded piece is a node or an edge: :func:`budget_graph`,
   :func:`guarded_graph`, :func:`cached_graph`, :func:`tools_graph`, :func:`retry_graph`;
 * :class:`ExactCache`, a stand-in cache keyed on the exact question text per namespace,
@@ -27,7 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..wire import JSON, Reply, message, text, tool_use
+from ..fakes import FakeAPI, Queue, Scripted
+from ..hub import served
+from ..wire import JSON, Reply, message, text, tool_results, tool_use
 
 MODEL = "claude-opus-5"
 GOAL = "Order A-1042 arrived broken. Please refund it."
@@ -325,3 +329,29 @@ def big_report(order_id: str) -> str:
     """Fetch the full shipping log of an order (long: one line per scan event)."""
     return "\n".join(f"{order_id} scan {i:04d}: parcel seen at depot {i % 17:02d}, status ok"
                      for i in range(120))
+
+
+@served
+def refund_api(*, drop_at: int | None = None, together: bool = False) -> FakeAPI:
+    """A fake API driven by :class:`RefundModel` (same arguments)."""
+    return FakeAPI(RefundModel(drop_at=drop_at, together=together))
+
+
+@served
+def plan_api(plan: Sequence[Sequence[Any]], *, forever: bool = False,
+             answer: str = "done") -> FakeAPI:
+    """A fake API driven by :class:`PlanModel` (same arguments; ``plan`` as pairs)."""
+    return FakeAPI(Scripted(PlanModel([(name, args) for name, args in plan],
+                                      forever=forever, answer=answer)))
+
+
+@served
+def queue_api(replies: Sequence[Reply | JSON]) -> FakeAPI:
+    """A fake API that hands out ``replies`` in order (a :class:`~course.fakes.Queue`)."""
+    return FakeAPI(Queue(replies))
+
+
+def results_sent(requests: Sequence[JSON], n: int) -> list[JSON]:
+    """The last ``n`` ``tool_result`` blocks the model was sent over a run's requests (each
+    request carries the whole history, so these are the results of the run's last n calls)."""
+    return [b for body in requests for b in tool_results(body)][-n:] if n else []

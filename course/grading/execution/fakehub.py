@@ -165,7 +165,7 @@ def _handler_for(owner: Hub) -> type[BaseHTTPRequestHandler]:
             content = self.rfile.read(length) if length else b""
             if self.path == "/fakes" and self.command == "POST":
                 try:
-                    spec = json.loads(content or b"{}")
+                    spec = json.loads(content or b"{}", object_hook=hub.decode_args)
                     n = owner.create(spec.get("factory", ""), spec.get("args", []),
                                      spec.get("kwargs", {}))
                 except (hub.HubError, ValueError, TypeError, AttributeError,

@@ -53,10 +53,10 @@ def _bound(tree: ast.AST) -> set[str]:
 
 #: Notebooks whose fakes are not served from the grader yet, and why (see course/hub.py).
 NOT_SERVED = {
-    "capstone_integrated_loop": "its doubles() bundle writes each model call into the "
-                                "kernel's own log, between the guards' calls",
-    "tier2_langgraph": "LangGraph's ChatAnthropic reaches FakeAPI.serve() over loopback TCP "
-                       "inside the kernel",
+    "capstone_integrated_loop": "its doubles() take Python callables and exceptions as the "
+                                "model's script, and write each model call into the "
+                                "kernel's own event log between the guards' calls, which "
+                                "its judges check in order",
 }
 
 
