@@ -105,13 +105,16 @@ class FakeAPI:
         self.observers.append(observer)
         return lambda: self.observers.remove(observer)
 
-    def client(self, **kwargs: Any) -> anthropic.Anthropic:
-        """A real SDK client wired to this fake (no retries, no environment lookups)."""
+    def client(self, *, on_send: Callable[[], None] | None = None,
+               **kwargs: Any) -> anthropic.Anthropic:
+        """A real SDK client wired to this fake (no retries, no environment lookups);
+        ``on_send`` is called as each request leaves the client."""
+        hooks = {"request": [lambda request: on_send()]} if on_send is not None else {}
         return anthropic.Anthropic(
             api_key="test-key",
             base_url=BASE_URL,
             max_retries=kwargs.pop("max_retries", 0),
-            http_client=httpx2.Client(transport=httpx2.MockTransport(self)),
+            http_client=httpx2.Client(transport=httpx2.MockTransport(self), event_hooks=hooks),
             **kwargs,
         )
 

@@ -11,7 +11,8 @@ returns a :class:`RemoteFake`: its ``client()`` is a real SDK client whose reque
 that socket to the grader's fake, its ``serve()`` a loopback URL for a client the kernel
 does not build (LangGraph's ``ChatAnthropic``) whose bytes a relay passes to the same
 socket unchanged, and its ``requests`` reads the grader's log. A replay miss in the
-grader's fake is raised in the kernel as the same :class:`ReplayMiss`. A factory's
+grader's fake is raised in the kernel as the same :class:`ReplayMiss` (and so is each
+exception :data:`RAISABLE` names). A factory's
 arguments travel as JSON, with a :class:`~course.wire.Reply` in its cassette form.
 
 A record that keeps ``api.requests`` keeps a *reference* to that log (:data:`REF`), never
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import json
 import socket as sockets
 import socketserver
@@ -48,6 +50,10 @@ RAISED_HEADER = "x-course-fake-raised"
 REF = "$served"
 #: Host part of the URLs sent over the socket (the socket, not the name, is the address).
 HOST = "http://fake-hub"
+#: Exceptions a fake raises instead of answering that the kernel raises again, as the same
+#: class, when the fake is the grader's: name -> "module:qualname" (imported on first use).
+RAISABLE = {"ReplayMiss": "course.cassette:ReplayMiss",
+            "ScriptExhausted": "course.worlds.capstone:ScriptExhausted"}
 #: The key of a :class:`Reply` among a served factory's JSON arguments (its cassette form).
 REPLY = "$reply"
 #: Quick runs of the course's own notebooks set this: plain logs are then trusted.
@@ -162,12 +168,16 @@ class RemoteFake:
         # Plain HTTP over a local socket: no TLS context to build (about 20 ms each).
         return httpx2.Client(transport=_Transport(uds=socket, verify=False), timeout=60)
 
-    def client(self, **kwargs: Any) -> anthropic.Anthropic:
-        """A real SDK client wired to this fake (as ``FakeAPI.client``)."""
+    def client(self, *, on_send: Callable[[], None] | None = None,
+               **kwargs: Any) -> anthropic.Anthropic:
+        """A real SDK client wired to this fake (as ``FakeAPI.client``; ``on_send`` is called
+        in this process as each request leaves)."""
+        http = self._http(self.socket)
+        if on_send is not None:
+            http.event_hooks["request"].append(lambda request: on_send())
         return anthropic.Anthropic(
             api_key="test-key", base_url=self.base_url,
-            max_retries=kwargs.pop("max_retries", 0),
-            http_client=self._http(self.socket), **kwargs)
+            max_retries=kwargs.pop("max_retries", 0), http_client=http, **kwargs)
 
     @contextlib.contextmanager
     def serve(self) -> Iterator[str]:
@@ -205,12 +215,13 @@ class _Transport(httpx2.HTTPTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         response = super().handle_request(request)
-        if response.headers.get(RAISED_HEADER) == "ReplayMiss":
-            from .cassette import ReplayMiss
-
+        name = response.headers.get(RAISED_HEADER, "")
+        if name in RAISABLE:
+            module, _, qualname = RAISABLE[name].partition(":")
+            raised = getattr(importlib.import_module(module), qualname)
             response.read()
             message = response.json().get("error", {}).get("message", "")
-            raise ReplayMiss(message.removeprefix("the fake could not answer: ReplayMiss: "))
+            raise raised(message.removeprefix(f"the fake could not answer: {name}: "))
         return response
 
 

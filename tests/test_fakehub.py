@@ -182,7 +182,9 @@ def test_connections_past_the_cap_are_closed_and_the_hub_recovers(served):
 @pytest.mark.parametrize("lab, factory, at_least", [
     ("lab01_tool_loop", "course.worlds.weather:two_step", 20),
     # LangGraph's ChatAnthropic reaches the grader's fakes through RemoteFake.serve()
-    ("tier2_langgraph", "course.worlds.graphs:plan_api", 25)])
+    ("tier2_langgraph", "course.worlds.graphs:plan_api", 25),
+    # the recording doubles' model: its calls logged in the kernel, its requests the grader's
+    ("capstone_integrated_loop", "course.worlds.capstone:script_api", 40)])
 def test_the_grader_serves_the_test_cells_fakes_and_leaves_the_demo_cells_their_own(
         monkeypatch, lab, factory, at_least):
     """A solution, graded (unsandboxed: where a fake lives does not depend on the sandbox):
@@ -276,3 +278,23 @@ def test_a_served_block_leaves_no_connection_to_the_hub_open(served):
                                  "usage": {"input_tokens": 1, "output_tokens": 1}}])
         with api.serve() as url:
             assert graphs.chat_model(url).invoke("hi").text == "ok"
+
+
+def test_the_capstone_doubles_log_each_model_call_here_and_keep_the_requests_there(served):
+    """Under the hub the doubles' model is the grader's fake; each call is still logged in
+    the kernel's event log, in order, as its request leaves; and the script running out is
+    raised here as the same ScriptExhausted, not turned into a 500 a loop could swallow."""
+    from course.worlds import capstone as world
+
+    d = world.doubles([world.answer("a")])
+    assert isinstance(d.api.api, hub.RemoteFake)
+    client = d.api.client()
+    d.log.append(("cache.get", "q", "acme"))
+    client.messages.create(**d.guards.agent.request([{"role": "user", "content": "x"}]))
+    with pytest.raises(world.ScriptExhausted, match="had 1 replies; the loop asked for reply 2"):
+        client.messages.create(**d.guards.agent.request([{"role": "user", "content": "y"}]))
+    assert d.log == [("cache.get", "q", "acme"), ("model", 0), ("model", 1)]
+    assert [b["messages"][0]["content"] for b in served.fakes[0].requests] == ["x", "y"]
+    assert record(requests=d.api.requests)["requests"] == {hub.REF: 0, "field": "requests"}
+    with pytest.raises(TypeError, match="as a list"):
+        world.doubles(lambda n, body: world.answer("a"))

@@ -71,12 +71,10 @@ def test_the_static_rules_catch_a_judge_that_would_not_work_outside(change, prob
     assert any(problem in p for p in judge.problems(bad, "c")), judge.problems(bad, "c")
 
 
-def test_a_whole_log_read_through_log_of_passes_and_unserved_notebooks_are_exempt():
+def test_a_whole_log_read_through_log_of_passes():
     good = CELL.replace("rec = record(y=y)", "rec = record(y=y, log=api.requests)").replace(
         "### JUDGE\n", "### JUDGE\nfrom course.hub import log_of\nassert log_of(rec['log'])\n")
     assert judge.problems(markers.test_parts(good), "c") == []
-    counted = CELL.replace("rec = record(y=y)", "rec = record(y=y, n=len(api.requests))")
-    assert judge.problems(markers.test_parts(counted), "c", served=False) == []
 
 
 def test_a_visible_only_cell_must_gain_a_judge():
@@ -167,8 +165,7 @@ def test_every_notebook_is_judged_in_the_grader():
             for cell in read_notebook(path).cells:
                 if engine.is_test(cell):
                     gid = cell.metadata["nbgrader"]["grade_id"]
-                    found += judge.problems(markers.test_parts(cell.source, gid), f"{a}:{gid}",
-                                            served=a not in judge.NOT_SERVED)
+                    found += judge.problems(markers.test_parts(cell.source, gid), f"{a}:{gid}")
     assert not found, "\n".join(found)
 
 

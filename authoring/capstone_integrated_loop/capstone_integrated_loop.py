@@ -809,10 +809,14 @@ _d = world.doubles([world.answer("Claim 1: x [src:a]")], hit="")
 _out = run("q", "globex", client=_d.api.client(), guards=_d.guards)
 _miss = world.doubles([world.answer("Claim 1: x [src:a]")])
 _miss_out = run("q", "globex", client=_miss.api.client(), guards=_miss.guards)
-rec = record(log=d.log, calls=len(d.api.requests), out=out,
-             empty={"log": _d.log, "calls": len(_d.api.requests), "out": _out},
-             miss={"log": _miss.log, "calls": len(_miss.api.requests), "out": _miss_out})
+rec = record(log=d.log, requests=d.api.requests, out=out,
+             empty={"log": _d.log, "requests": _d.api.requests, "out": _out},
+             miss={"log": _miss.log, "requests": _miss.api.requests, "out": _miss_out})
 ### JUDGE
+from course.hub import log_of
+
+for _part in (rec, rec["empty"], rec["miss"]):  # model calls, from the grader's own log
+    _part["calls"] = len(log_of(_part["requests"]))
 _log, _out = rec["log"], rec["out"]
 assert _log[:1] == [["cache.get", "how do I rotate a key", "acme"]], (
     f"the cache is asked first, in the tenant's namespace: {_log[:1]}")
@@ -1055,11 +1059,14 @@ _out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
 _empty = world.doubles([_message([], "end_turn", usage={"input_tokens": 1, "output_tokens": 0}),
                         world.answer("fine")], goal=[(False, "empty")])
 _empty_out = run("q", "acme", client=_empty.api.client(), guards=_empty.guards)
-rec = record(calls=len(d.api.requests), out=out, log=d.log,
-             messages=[_body["messages"] for _body in d.api.requests],
+rec = record(requests=d.api.requests, out=out, log=d.log,
              joined={"out": _out, "spent": [_b.spent for _b in _d.budgets]},
              empty=_empty_out)
 ### JUDGE
+from course.hub import log_of
+
+rec["messages"] = [_body["messages"] for _body in log_of(rec["requests"])]
+rec["calls"] = len(rec["messages"])
 _out = rec["out"]
 assert rec["calls"] == 2 and _out["text"] == "final", (
     f"end_turn is the model's opinion: a failed predicate continues the loop; "
@@ -1107,9 +1114,11 @@ _d = world.doubles([world.calls(("get_account", {}), ("send_email", {"to": "a"})
                                 ("get_order", {"order_id": "B"})), world.answer("ok")],
                    deny={"send_email"})
 _out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
-rec = record(log=d.log, messages=[_body["messages"] for _body in d.api.requests], out=out,
-             mixed={"log": _d.log, "out": _out})
+rec = record(log=d.log, requests=d.api.requests, out=out, mixed={"log": _d.log, "out": _out})
 ### JUDGE
+from course.hub import log_of
+
+rec["messages"] = [_body["messages"] for _body in log_of(rec["requests"])]
 assert [e[0] for e in rec["log"]].count("dispatch") == 0, (
     "authorize said no, but the refund was dispatched: authorize BEFORE execute")
 _result = rec["messages"][1][-1]["content"][0]
@@ -1145,9 +1154,11 @@ from course.observe import record
 
 _d = world.doubles([world.calls(("get_account", {"tenant": "globex"})), world.answer("ok")])
 run("q", "", client=_d.api.client(), guards=_d.guards)
-rec = record(log=d.log, tools=[_body.get("tools") for _body in d.api.requests],
-             empty_tenant=_d.log)
+rec = record(log=d.log, requests=d.api.requests, empty_tenant=_d.log)
 ### JUDGE
+from course.hub import log_of
+
+rec["tools"] = [_body.get("tools") for _body in log_of(rec["requests"])]
 import json
 
 _log = rec["log"]
@@ -1211,22 +1222,26 @@ _d = world.doubles([world.calls(("search_docs", {"query": "q"})),
                     world.calls(("search_docs", {"query": "q"})), world.answer("ok")],
                    trips={1: "NUDGE: change approach"})
 _nudged = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards),
-           "calls": len(_d.api.requests),
-           "messages": [_body["messages"] for _body in _d.api.requests]}
+           "requests": _d.api.requests}
 _d = world.doubles([world.calls(("a_tool", {})), world.calls(("a_tool", {})),
                     world.calls(("a_tool", {})), world.answer("ok")],
                    trips={1: "NUDGE 1", 2: "NUDGE 2"})
 _tripped = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards),
-            "calls": len(_d.api.requests)}
+            "requests": _d.api.requests}
 _d = world.doubles([world.calls(("a_tool", {}), ("b_tool", {})), world.answer("ok")], halt_at=1)
 _halted = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards), "log": _d.log}
 _d = world.doubles([world.calls(("get_order", {})), world.answer("ok")],
                    raises={"get_order": KeyError("no such order")})
 run("q", "acme", client=_d.api.client(), guards=_d.guards)
-_failed = {"log": _d.log, "messages": [_body["messages"] for _body in _d.api.requests]}
-rec = record(log=d.log, messages=[_body["messages"] for _body in d.api.requests],
-             nudged=_nudged, tripped=_tripped, halted=_halted, failed=_failed)
+_failed = {"log": _d.log, "requests": _d.api.requests}
+rec = record(log=d.log, requests=d.api.requests, nudged=_nudged, tripped=_tripped,
+             halted=_halted, failed=_failed)
 ### JUDGE
+from course.hub import log_of
+
+for _part in (rec, rec["nudged"], rec["tripped"], rec["failed"]):  # the grader's own logs
+    _part["messages"] = [_body["messages"] for _body in log_of(_part["requests"])]
+    _part["calls"] = len(_part["messages"])
 _log = rec["log"]
 _order = [e[0] for e in _log if e[0] in ("dispatch", "offloader.wrap", "guard.check")]
 assert _order == ["dispatch", "offloader.wrap", "guard.check"], (
@@ -1281,9 +1296,12 @@ from course.observe import record
 _d = world.doubles([world.calls(("get_account", {}), ("get_order", {})), world.answer("ok")],
                    note_after=0)
 run("q", "acme", client=_d.api.client(), guards=_d.guards)
-rec = record(messages=[_body["messages"] for _body in d.api.requests],
-             noted=[_body["messages"] for _body in _d.api.requests])
+rec = record(requests=d.api.requests, noted=_d.api.requests)
 ### JUDGE
+from course.hub import log_of
+
+rec["messages"] = [_body["messages"] for _body in log_of(rec["requests"])]
+rec["noted"] = [_body["messages"] for _body in log_of(rec["noted"])]
 from course.worlds import capstone as world
 
 _messages = rec["messages"][1]
@@ -1323,13 +1341,18 @@ from course.observe import record
 _d = world.doubles([world.calls(("get_account", {})), world.calls(("get_order", {})),
                     world.answer("ok")], note_after=1)
 run("q", "acme", client=_d.api.client(), guards=_d.guards)
-_noted = [{"system": _body.get("system"), "messages": _body["messages"]}
-          for _body in _d.api.requests]
+_noted = _d.api.requests
 _d = world.doubles([world.answer("a"), world.answer("b")], goal=[(False, "fix")], over_after=1)
 _feedback = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards),
-             "calls": len(_d.api.requests)}
-rec = record(out=out, calls=len(d.api.requests), log=d.log, noted=_noted, feedback=_feedback)
+             "requests": _d.api.requests}
+rec = record(out=out, requests=d.api.requests, log=d.log, noted=_noted, feedback=_feedback)
 ### JUDGE
+from course.hub import log_of
+
+rec["calls"] = len(log_of(rec["requests"]))
+rec["noted"] = [{"system": _body.get("system"), "messages": _body["messages"]}
+                for _body in log_of(rec["noted"])]
+rec["feedback"]["calls"] = len(log_of(rec["feedback"]["requests"]))
 _out = rec["out"]
 assert _out["stop"] == "budget" and rec["calls"] == 2, (
     f"over the limit after call 2 -> partial with no 3rd call; got stop {_out['stop']}, "
@@ -1352,8 +1375,8 @@ assert _feedback["out"]["stop"] == "budget" and _feedback["calls"] == 1, (
 ### END HIDDEN TESTS
 
 # %% id="bounded_partial" kind="tests" points=1
-forever = lambda n, body: world.calls(("search_docs", {"query": f"q{n}"}))   # noqa: E731
-d = world.doubles(forever)
+searches = [world.calls(("search_docs", {"query": f"q{n}"})) for n in range(12)]
+d = world.doubles(searches)
 out = run("q", "acme", client=d.api.client(), guards=d.guards, max_steps=5)
 assert len(d.api.requests) == 5 and out["stop"] == "step_cap", (
     f"max_steps=5 bounds the model calls, then a partial result: {len(d.api.requests)} calls, "
@@ -1363,8 +1386,11 @@ assert (out["partial"], out["ok"], out["text"]) == (True, False, ""), (
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-rec = record(calls=len(d.api.requests), out=out, log=d.log)
+rec = record(requests=d.api.requests, out=out, log=d.log)
 ### JUDGE
+from course.hub import log_of
+
+rec["calls"] = len(log_of(rec["requests"]))
 _out = rec["out"]
 assert rec["calls"] == 5 and _out["stop"] == "step_cap", (
     f"max_steps=5 bounds the model calls, then a partial result: {rec['calls']} calls, "
@@ -1400,18 +1426,20 @@ _api, _ = world.triage_api()
 _out = run(world.ROTATE_TICKET, "acme", client=_api.client(), guards=_g)
 rec = record(refunds=desk.refunds, out=out,
              refund_cached=guards.cache.get(world.REFUND_TICKET, namespace="acme"),
-             rotate=_out, rotate_calls=len(_api.requests),
+             rotate=_out, rotate_requests=_api.requests,
              rotate_acme=_g.cache.get(world.ROTATE_TICKET, namespace="acme"),
              rotate_globex=_g.cache.get(world.ROTATE_TICKET, namespace="globex"),
              rows=_g.ledger.rows)
 ### JUDGE
+from course.hub import log_of
+
 assert rec["refunds"] == [], (
     f"an injected note made the model set confirmed=true; no refund may go out: {rec['refunds']}")
 _out = rec["out"]
 assert _out["ok"] is True and "[src:docs/refunds.md#approval]" in _out["text"], (
     f"the model reads the denial and answers with citations: {_out['stop']}")
 assert rec["refund_cached"] is None, "an answer about one customer's order is not cached"
-_out, _calls = rec["rotate"], rec["rotate_calls"]
+_out, _calls = rec["rotate"], len(log_of(rec["rotate_requests"]))
 assert _out["ok"] is True and _calls == 5, (
     f"the rotate ticket: one rejected answer, then a pass, 5 calls; got {_calls}")
 assert rec["rotate_acme"] == _out["text"], "a how-to is cached"

@@ -11,7 +11,10 @@ integrated loop is handed, deliberately simple stand-in guards, and recording te
   cache, a fixed-wait retry, a budget that ignores cache discounts, a ledger that prices
   nothing, a repeat-only loop guard, an in-memory offloader).
 * :func:`doubles` fills it with recording doubles whose decisions a test scripts, all writing
-  to one :class:`Log`, so a test can assert the order in which the loop called them.
+  to one :class:`Log`, so a test can assert the order in which the loop called them. The
+  model's replies are a list, so the grader can serve the fake (:func:`script_api`) and
+  judge its own request log; each model call is still logged in order as the request leaves
+  the client (:class:`ModelCalls`).
 
 Nothing here runs an agent loop, prices a token for a report, or decides authorization or
 whether an answer is done: those are the notebook's to write.
@@ -31,6 +34,7 @@ import anthropic
 from .. import promptcache, thinking, tokens
 from ..clock import FakeClock, FakeSleep
 from ..fakes import FakeAPI, PromptCache, Scripted
+from ..hub import served
 from ..trace import Trace
 from ..wire import JSON, Reply, message, text, tool_results, tool_use
 
@@ -465,6 +469,7 @@ class TriageModel:
         return self._reply([text(REFUND_DENIED_ANSWER if denied else REFUND_DONE_ANSWER)], 140)
 
 
+@served(part=0)  # graded cells never touch its cache
 def triage_api(clock: FakeClock | None = None) -> tuple[FakeAPI, PromptCache]:
     """The fake API behind the triage agent: :class:`TriageModel` wrapped in a prompt cache.
     Returns ``(api, cache)``; ``cache.log`` holds the input billing of every call."""
@@ -725,19 +730,61 @@ class ScriptExhausted(BaseException):
 DOUBLE_TOOLS: list[JSON] = [TOOLS[0], TOOLS[1], TOOLS[2], TOOLS[5]]
 
 
+class Script:
+    """The scripted model of :func:`doubles`: the n-th reply for the n-th request, then a
+    loud :class:`ScriptExhausted` (a BaseException, so no loop swallows it)."""
+
+    def __init__(self, replies: Sequence[JSON | Reply]) -> None:
+        self.replies, self.sent = list(replies), 0
+
+    def __call__(self, body: JSON) -> JSON | Reply:
+        n, self.sent = self.sent, self.sent + 1
+        if n >= len(self.replies):
+            raise ScriptExhausted(f"the scripted model had {len(self.replies)} replies; the "
+                                  f"loop asked for reply {n + 1}")
+        return self.replies[n]
+
+
+@served
+def script_api(replies: Sequence[JSON | Reply]) -> FakeAPI:
+    """A fake API that answers with ``replies`` in order (:class:`Script`)."""
+    return FakeAPI(Scripted(Script(replies)))
+
+
+class ModelCalls:
+    """The doubles' fake API as a test uses it: ``client()`` logs ``("model", n)`` as each
+    request leaves, between the guards' calls; ``requests`` is the fake's own log (the
+    grader's, when the grader serves the fake)."""
+
+    def __init__(self, api: Any, log: Log) -> None:
+        self.api, self.log, self.sent = api, log, 0
+
+    def _sent(self) -> None:
+        self.log.append(("model", self.sent))
+        self.sent += 1
+
+    def client(self, **kwargs: Any) -> anthropic.Anthropic:
+        return self.api.client(on_send=self._sent, **kwargs)
+
+    @property
+    def requests(self) -> Any:
+        return self.api.requests
+
+
 @dataclass
 class Doubles:
     """The recording doubles of one test: ``guards`` to pass to the loop, ``api`` (its
-    ``requests``), ``log`` (every call in order) and the scripted decisions' state."""
+    ``client()`` and ``requests``), ``log`` (every call in order) and the scripted
+    decisions' state."""
 
     guards: Guards
-    api: FakeAPI
+    api: ModelCalls
     log: Log
     budgets: list[Any]
     loop_guards: list[Any]
 
 
-def doubles(replies: Sequence[JSON | Reply] | Callable[[int, JSON], JSON | Reply], *,
+def doubles(replies: Sequence[JSON | Reply], *,
             hit: str | None = None, cacheable: bool = True, attempts: int = 1,
             retry_raises: BaseException | None = None, over_after: int | None = None,
             note_after: int | None = None, trips: dict[int, str] | None = None,
@@ -746,7 +793,8 @@ def doubles(replies: Sequence[JSON | Reply] | Callable[[int, JSON], JSON | Reply
             raises: dict[str, Exception] | None = None) -> Doubles:
     """Recording doubles with scripted decisions.
 
-    * ``replies``: the model's replies in order (or ``fn(n, body)`` for the n-th, from 0).
+    * ``replies``: the model's replies in order (a reply past the last raises
+      :class:`ScriptExhausted`).
     * ``hit``: what ``cache.get`` returns; ``cacheable``: what ``cacheable`` returns.
     * ``attempts``: how many times ``retry`` calls ``fn`` (it returns the last reply), or
       ``retry_raises``: the exception ``retry`` raises instead of calling ``fn`` at all.
@@ -758,6 +806,9 @@ def doubles(replies: Sequence[JSON | Reply] | Callable[[int, JSON], JSON | Reply
     * ``results`` / ``raises``: what ``dispatch`` returns / raises per tool (default
       ``"<name> ok"``).
     """
+    if callable(replies):
+        raise TypeError("doubles() takes the model's replies as a list, so the grader can "
+                        "serve them")
     log = Log()
     trips = dict(trips or {})
     deny = set(deny)
@@ -766,18 +817,6 @@ def doubles(replies: Sequence[JSON | Reply] | Callable[[int, JSON], JSON | Reply
     raises = dict(raises or {})
     budgets: list[Any] = []
     loop_guards: list[Any] = []
-    sent = [0]
-
-    def respond(body: JSON) -> JSON | Reply:
-        n = sent[0]
-        sent[0] += 1
-        log.append(("model", n))
-        if callable(replies):
-            return replies(n, body)
-        if n >= len(replies):
-            raise ScriptExhausted(f"the scripted model had {len(replies)} replies; the loop "
-                                  f"asked for reply {n + 1}")
-        return replies[n]
 
     class Cache:
         def get(self, q: str, namespace: str = "default") -> str | None:
@@ -873,7 +912,8 @@ def doubles(replies: Sequence[JSON | Reply] | Callable[[int, JSON], JSON | Reply
     guards = Guards(cache=Cache(), cacheable=is_cacheable, retry=retry, ledger=Ledger(),
                     Budget=Budget, BudgetExceeded=BudgetExceeded, LoopGuard=Guard,
                     offloader=Offloader(), authorize=authorize, goal=check_goal, agent=agent)
-    return Doubles(guards, FakeAPI(Scripted(respond)), log, budgets, loop_guards)
+    return Doubles(guards, ModelCalls(script_api(list(replies)), log), log, budgets,
+                   loop_guards)
 
 
 def calls(*names_and_inputs: tuple[str, JSON], lead: str = "") -> JSON:

@@ -88,8 +88,8 @@ def check_source(path: Path, nb: nbformat.NotebookNode) -> list[Problem]:
             has_auto = True
             if not meta.get("solution"):
                 parts = markers.test_parts(cell.source, f"{path} cell {gid}")
-                problems += [Problem(where, p.split(": ", 1)[1]) for p in judge.problems(
-                    parts, gid, served=path.stem not in judge.NOT_SERVED)]
+                problems += [Problem(where, p.split(": ", 1)[1])
+                             for p in judge.problems(parts, gid)]
         if meta.get("solution") and cell.cell_type == "code" and SOLUTION_BEGIN not in cell.source:
             problems.append(Problem(where, f"answer cell {gid!r} has no {SOLUTION_BEGIN} region"))
     if not has_auto:

@@ -51,15 +51,6 @@ def _bound(tree: ast.AST) -> set[str]:
     return out
 
 
-#: Notebooks whose fakes are not served from the grader yet, and why (see course/hub.py).
-NOT_SERVED = {
-    "capstone_integrated_loop": "its doubles() take Python callables and exceptions as the "
-                                "model's script, and write each model call into the "
-                                "kernel's own event log between the guards' calls, which "
-                                "its judges check in order",
-}
-
-
 def _log_reads(record: ast.AST) -> list[str]:
     """Places where the record part reads a fake's ``.requests`` other than whole (as a
     keyword argument, an assigned value, a dict value or a return value)."""
@@ -73,10 +64,10 @@ def _log_reads(record: ast.AST) -> list[str]:
             if isinstance(n, ast.Attribute) and n.attr == "requests" and id(n) not in whole]
 
 
-def problems(parts: TestParts, where: str, served: bool = True) -> list[str]:
-    """What keeps this cell from being judged outside the kernel, one line each. In a
-    ``served`` notebook, a request log is recorded whole and read by the judge through
-    ``course.hub.log_of``, so the log judged is the grader's."""
+def problems(parts: TestParts, where: str) -> list[str]:
+    """What keeps this cell from being judged outside the kernel, one line each. A request
+    log is recorded whole and read by the judge through ``course.hub.log_of``, so the log
+    judged is the grader's."""
     if not parts.has_hidden:
         return [f"{where}: no hidden part; every graded cell is judged in the grader "
                 f"(add a hidden region with a record part and a judge)"]
@@ -101,16 +92,15 @@ def problems(parts: TestParts, where: str, served: bool = True) -> list[str]:
                    f"a judge sees {RECORD_NAME!r} and what it imports")
     if not any(isinstance(n, ast.Assert) for n in ast.walk(judge)):
         out.append(f"{where}: the judge asserts nothing")
-    if served:
-        if reads := _log_reads(record):
-            out.append(f"{where}: the record part reads {reads[0]} in the kernel; record the "
-                       "log whole (requests=api.requests) and read it in the judge with "
-                       "course.hub.log_of")
-        logged = any(isinstance(n, ast.Attribute) and n.attr == "requests"
-                     for n in ast.walk(record))
-        if logged and "log_of" not in {n.id for n in ast.walk(judge) if isinstance(n, ast.Name)}:
-            out.append(f"{where}: the record part keeps a request log but the judge never "
-                       "reads one through course.hub.log_of")
+    if reads := _log_reads(record):
+        out.append(f"{where}: the record part reads {reads[0]} in the kernel; record the "
+                   "log whole (requests=api.requests) and read it in the judge with "
+                   "course.hub.log_of")
+    logged = any(isinstance(n, ast.Attribute) and n.attr == "requests"
+                 for n in ast.walk(record))
+    if logged and "log_of" not in {n.id for n in ast.walk(judge) if isinstance(n, ast.Name)}:
+        out.append(f"{where}: the record part keeps a request log but the judge never "
+                   "reads one through course.hub.log_of")
     return out
 
 
