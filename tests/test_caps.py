@@ -119,8 +119,9 @@ for k in kids:
     k.wait()
 print("HOGGED", peak, *[c for c in ended if c is not None])
 '''
-#: The kernel itself asks for most of its own address-space limit, past the sandbox's cap.
-GREEDY = f"held = [b'\\1' * (64 << 20) for _ in range({(MEMORY_BYTES * 3 // 4) // (64 << 20)})]"
+#: The kernel itself asks for a quarter more than the sandbox's cap, well under its own
+#: address-space limit (so the cap, not a MemoryError, is what stops it).
+GREEDY = f"held = [b'\\1' * (64 << 20) for _ in range({(MEMORY_TOTAL * 5 // 4) // (64 << 20)})]"
 
 #: Start processes (each `sleep`) until the system refuses one; then, for HOLD seconds,
 #: take again every slot that frees up (a kernel that ends gives its slots back).
@@ -234,6 +235,10 @@ def test_working_folder_is_capped_at_its_quota(resources):
     assert err == errno.ENOSPC
 
 
+def test_the_greedy_kernel_stays_under_its_own_address_space_limit():
+    assert MEMORY_TOTAL * 5 // 4 + 512 * 1024**2 < MEMORY_BYTES  # a kernel's own footprint
+
+
 def test_tmp_is_capped_at_its_file_count(resources):
     course, runs, rows = resources
     assert runs["touch_tmp"].ok, runs["touch_tmp"].error
@@ -254,7 +259,8 @@ def test_memory_is_capped_for_the_whole_sandbox(resources):
     peak, codes = int(m[1]), [int(c) for c in m[2].split()]
     assert peak <= MEMORY_TOTAL, f"held {size_text(peak)}, cap {size_text(MEMORY_TOTAL)}"
     assert peak > MEMORY_TOTAL // 4, f"the attack never took memory ({size_text(peak)})"
-    assert codes == [-9, -9], codes  # killed at the cap (two stop the watch)
+    # killed at the cap: the watch stops once two are gone (a third may go in that instant)
+    assert len(codes) >= 2 and set(codes) == {-9}, codes
     assert rows["hog_children"].auto_score == 14
 
 
