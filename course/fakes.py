@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import socketserver
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -131,16 +132,8 @@ class FakeAPI:
         """
         server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         server.daemon_threads = True
-        thread = threading.Thread(target=server.serve_forever, name="FakeAPI.serve",
-                                  kwargs={"poll_interval": 0.005}, daemon=True)
-        thread.start()
-        host, port = server.server_address[:2]
-        try:
-            yield f"http://{host}:{port}"
-        finally:
-            server.shutdown()
-            server.server_close()
-            thread.join()
+        with serving(server, "FakeAPI.serve") as base_url:
+            yield base_url
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         seen, response = len(self.requests), None
@@ -198,6 +191,22 @@ class FakeAPI:
             if body.get("stream"):
                 return _sse_response(200, sse_events(payload), headers)
         return _json_response(reply.status, payload, headers)
+
+
+@contextlib.contextmanager
+def serving(server: socketserver.BaseServer, name: str, path: str = "") -> Iterator[str]:
+    """Run ``server`` (bound on 127.0.0.1) in a thread while the block runs; yields its base
+    URL with ``path`` after the port. A served fake and the grader's relay both serve so."""
+    thread = threading.Thread(target=server.serve_forever, name=name,
+                              kwargs={"poll_interval": 0.005}, daemon=True)
+    thread.start()
+    host, port = server.server_address[:2]
+    try:
+        yield f"http://{host}:{port}{path}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
 
 
 def answer_http(handler: BaseHTTPRequestHandler, api: FakeAPI, url: str,

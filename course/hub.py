@@ -184,17 +184,10 @@ class RemoteFake:
         """As ``FakeAPI.serve``: a base URL on 127.0.0.1 to give any client while the block
         runs. A relay in this process passes each connection's bytes to the grader's fake
         unchanged (a dropped connection stays dropped), so the log is what the client sent."""
-        server = _Relay(self.socket)
-        thread = threading.Thread(target=server.serve_forever, name="RemoteFake.serve",
-                                  kwargs={"poll_interval": 0.005}, daemon=True)
-        thread.start()
-        host, port = server.server_address[:2]
-        try:
-            yield f"http://{host}:{port}/fakes/{self.fake_id}"
-        finally:
-            server.shutdown()
-            server.server_close()
-            thread.join()
+        from .fakes import serving
+
+        with serving(_Relay(self.socket), "RemoteFake.serve", f"/fakes/{self.fake_id}") as url:
+            yield url
 
     @property
     def requests(self) -> Requests:
