@@ -12,8 +12,8 @@ that socket to the grader's fake, its ``serve()`` a loopback URL for a client th
 does not build (LangGraph's ``ChatAnthropic``) whose bytes a relay passes to the same
 socket unchanged, and its ``requests`` reads the grader's log. A replay miss in the
 grader's fake is raised in the kernel as the same :class:`ReplayMiss` (and so is each
-exception :data:`RAISABLE` names). A factory's
-arguments travel as JSON, with a :class:`~course.wire.Reply` in its cassette form.
+exception :data:`RAISABLE` names). A factory's arguments travel as JSON, with a
+:class:`~course.wire.Reply` in its cassette form.
 
 A record that keeps ``api.requests`` keeps a *reference* to that log (:data:`REF`), never
 a copy: the grader puts the log it holds in its place before the judge runs, so a kernel
@@ -40,6 +40,7 @@ from typing import Any
 import anthropic
 import httpx2
 
+from .fakes import serving
 from .wire import Reply
 
 #: The hub's socket while the grader runs a graded test cell (see :func:`activate`).
@@ -184,8 +185,6 @@ class RemoteFake:
         """As ``FakeAPI.serve``: a base URL on 127.0.0.1 to give any client while the block
         runs. A relay in this process passes each connection's bytes to the grader's fake
         unchanged (a dropped connection stays dropped), so the log is what the client sent."""
-        from .fakes import serving
-
         with serving(_Relay(self.socket), "RemoteFake.serve", f"/fakes/{self.fake_id}") as url:
             yield url
 
