@@ -63,6 +63,9 @@ TRUST_LOCAL = False
 #: ``"module:qualname"`` -> the undecorated factory and where the fake is in what it
 #: returns (None: it is all), for every :func:`served` factory.
 FACTORIES: dict[str, tuple[Callable[..., Any], int | None]] = {}
+#: ``"module:qualname"`` -> ``{parameter: (lowest, highest)}``: the bounds a served
+#: factory declares for its integer parameters (the grader refuses a call outside them).
+BOUNDS: dict[str, dict[str, tuple[int, int]]] = {}
 
 
 class HubError(RuntimeError):
@@ -117,15 +120,21 @@ def activate(socket: str | None) -> None:
     _socket = socket
 
 
-def served(factory: Callable[..., Any] | None = None, *, part: int | None = None) -> Any:
+def served(factory: Callable[..., Any] | None = None, *, part: int | None = None,
+           bounds: dict[str, tuple[int, int]] | None = None) -> Any:
     """Mark a world factory whose fake the grader may serve: one that returns a ``FakeAPI``
     (``@served``), or a tuple holding one at index ``part`` (``@served(part=0)``). For a
     tuple, the kernel keeps its own copies of the other parts, which are not connected to
-    the served fake: serve such a factory only where graded cells leave them alone."""
+    the served fake: serve such a factory only where graded cells leave them alone.
+
+    The grader checks a call's arguments against the factory's annotations before it
+    builds anything; ``bounds`` gives the range of an integer parameter (the grader's
+    default range is small, see ``course/grading/execution/fakehub.py``)."""
     if factory is None:
-        return functools.partial(served, part=part)
+        return functools.partial(served, part=part, bounds=bounds)
     key = f"{factory.__module__}:{factory.__qualname__}"
     FACTORIES[key] = (factory, part)
+    BOUNDS[key] = dict(bounds or {})
 
     @functools.wraps(factory)
     def build(*args: Any, **kwargs: Any) -> Any:

@@ -210,17 +210,29 @@ def test_a_value_shown_stderr_or_a_bad_status_fails_the_cell():
     boom = nbformat.v4.new_output("error", ename="AssertionError", evalue="x was 3",
                                   traceback=[])
     failed = _verdict(ok, outputs=[boom])
-    assert (failed.ename, failed.message) == ("AssertionError", "x was 3")
+    # The kernel had the hidden record part when it raised: its words are not passed on.
+    assert failed.ename == "AssertionError" and "x was 3" not in failed.message
+    assert "Validate" in failed.message
 
 
 def test_an_oversized_record_fails_the_cell():
-    big = [{"nonce": "n1", "record": {"y": "x" * (judge.MAX_RECORD_CHARS + 1)}}]
+    big = [engine._kept_record({"nonce": "n1",
+                                "record": {"y": "x" * (judge.MAX_RECORD_CHARS + 1)}})]
     assert "record is over" in _verdict(big).message
+    deep: dict = {}
+    for _ in range(200):
+        deep = {"d": deep}
+    assert "nests deeper" in _verdict([engine._kept_record({"nonce": "n1", "record": deep})]
+                                      ).message
+    refs = [{"$served": 0, "field": "requests"}] * 1000
+    assert "more than 64 times" in _verdict(
+        [engine._kept_record({"nonce": "n1", "record": {"y": refs}})]).message
 
 
 def test_grader_outputs_are_one_plain_line():
     out = engine._error_output("Assertion\x1b[31mError", "line one\x07\nline two")
-    assert out.evalue == "line one?" and "\n" not in out.traceback[0]
+    assert out.evalue == "line one\\x07\\nline two" and "\n" not in out.traceback[0]
+    assert "\x1b" not in out.ename
 
 
 # -- the sanitised copy -------------------------------------------------------------------------

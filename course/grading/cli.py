@@ -90,7 +90,10 @@ def _write_report(root: Path, out: Path | None, which: list[str] | None = None) 
     """Write the HTML class report and print where it is, as a URL a browser opens."""
     from .results import html_report
 
-    path = html_report.write(html_report.course_report(root, which),
+    results = html_report.ClassResults.from_course(root, which)
+    for why in results.unreadable:
+        print(f"could not read: {why}", file=sys.stderr)
+    path = html_report.write(html_report.render(results, title=f"Class report: {root.name}"),
                              out if out is not None else root / html_report.REPORT_PATH)
     print(f"class report: {path.as_uri()}")
     return path

@@ -139,7 +139,7 @@ def refusal(reason: str = "", *more: str) -> FakeAPI:
     return FakeAPI(Queue([message(blocks, stop_reason="refusal")]))
 
 
-@served
+@served(bounds={"limit": (0, 100)})
 def endless(limit: int = 40) -> FakeAPI:
     """A model that asks for a tool on every turn. After ``limit`` calls the fake stops
     answering with a :class:`~course.cassette.ReplayMiss`, so an unbounded loop ends."""

@@ -26,9 +26,9 @@ from nbformat import NotebookNode
 from course import hub as served
 from course.observe import RECORD_MIME
 
-from ..authoring.markers import TestParts, test_parts
+from ..authoring.markers import TestParts, split, test_parts
 from ..runner import KERNEL_ARGS
-from . import judge, probe
+from . import boundary, judge, probe
 from .fakehub import Hub
 from .files import refusal
 from .sanitize import nbgrader_meta as _meta
@@ -40,6 +40,10 @@ STARTUP_TIMEOUT = 60
 #: Everything one notebook's kernel may show, in characters of JSON: past it, outputs are
 #: dropped (records are not outputs: they still reach the grader).
 MAX_NOTEBOOK_OUTPUT = 5_000_000
+#: The largest message a kernel may send the grader on any channel, in bytes: ZeroMQ drops
+#: a larger one before it is read into the grader's memory (a record is at most
+#: :data:`.judge.MAX_RECORD_CHARS`, all outputs together :data:`MAX_NOTEBOOK_OUTPUT`).
+MAX_KERNEL_MESSAGE = 16 * 1024**2
 
 
 @dataclass
@@ -71,6 +75,8 @@ class Outcome:
     review: list[str] = field(default_factory=list)
     seconds: float = 0.0
     attempts: int = 1
+    #: The grading worker's peak resident memory after this submission, in MiB.
+    worker_peak_mib: float = 0.0
 
 
 class GradeFailure(Exception):
@@ -174,16 +180,39 @@ def _where(cell: NotebookNode | None, index: int) -> str:
 
 
 def _error_output(ename: str, message: str) -> NotebookNode:
-    """An error output the grader writes itself (nbgrader scores a cell holding one 0)."""
-    text = _printable(message)
-    return nbformat.v4.new_output("error", ename=_printable(ename)[:60] or "Error",
-                                  evalue=text, traceback=[f"{ename}: {text}"])
+    """An error output the grader writes itself (nbgrader scores a cell holding one 0),
+    from a verdict's grader-made text."""
+    name = boundary.line(ename, 60) or "Error"
+    text = boundary.line(message, boundary.MAX_MESSAGE)
+    return nbformat.v4.new_output("error", ename=name, evalue=text,
+                                  traceback=[f"{name}: {text}"])
 
 
-def _printable(text: str, limit: int = 300) -> str:
-    """One line of plain printable text, at most ``limit`` characters."""
-    first = (str(text).splitlines() or [""])[0]
-    return "".join(ch if ch.isprintable() else "?" for ch in first)[:limit]
+_SECRETS: dict[int, boundary.Secrets] = {}
+
+
+def secrets_of(source: NotebookNode) -> boundary.Secrets:
+    """What a kernel learns of ``source``'s hidden tests while it is graded: the lines of
+    their record parts (judges and solutions never enter it); all else the notebook holds
+    (its text, visible checks, judges) is public or grader-written."""
+    key = hash(nbformat.writes(source))
+    if key not in _SECRETS:
+        record, public = [], []
+        for n, cell in enumerate(source.cells):
+            if is_test(cell):
+                parts = test_parts(cell.source, f"cell {n}")
+                record += parts.record.splitlines()
+                public += [parts.judge, _visible(cell.source)]
+            else:
+                public.append(cell.source)
+        _SECRETS.clear()
+        _SECRETS[key] = boundary.Secrets(record, public)
+    return _SECRETS[key]
+
+
+def _visible(source: str) -> str:
+    """A test cell's visible checks: its lines outside any region."""
+    return "\n".join(ln.text for ln in split(source) if ln.region is None and not ln.marker)
 
 
 @dataclass
@@ -208,7 +237,8 @@ class GradingClient(NotebookClient):
     follow any other cell, and after the last cell, flags the submission for review; grades
     do not depend on it."""
 
-    def __init__(self, nb: NotebookNode, job: Job, km: Any, hub: Hub | None = None) -> None:
+    def __init__(self, nb: NotebookNode, job: Job, km: Any, hub: Hub | None = None,
+                 secrets: boundary.Secrets = boundary.NO_SECRETS) -> None:
         super().__init__(nb, km=km, timeout=job.cell_timeout, allow_errors=True,
                          interrupt_on_timeout=True, startup_timeout=STARTUP_TIMEOUT,
                          record_timing=False, store_widget_state=False,
@@ -217,6 +247,8 @@ class GradingClient(NotebookClient):
         self.on_cell_executed = self._keep_reply
         self.job = job
         self.hub = hub
+        self.secrets = secrets
+        self._visible: list[tuple[list[str], str]] = []
         self._since = 0
         self.timed_out: list[str] = []
         self.review: list[str] = []
@@ -242,10 +274,7 @@ class GradingClient(NotebookClient):
             # A record is the grader's to read, never a shown output, and the output cap
             # does not drop it; only two are kept per cell (a second one fails the cell).
             if self._testing and len(self._records) < 2:
-                record = data[RECORD_MIME]
-                big = len(json.dumps(record, default=str)) > judge.MAX_RECORD_CHARS + 200
-                self._records.append({"nonce": record.get("nonce"), "oversized": True}
-                                     if big and isinstance(record, dict) else record)
+                self._records.append(_kept_record(data[RECORD_MIME]))
             return None
         self._output_chars += len(json.dumps(content, default=str))
         if self._output_chars > MAX_NOTEBOOK_OUTPUT:
@@ -292,13 +321,15 @@ class GradingClient(NotebookClient):
 
     async def grade(self) -> None:
         try:
+            if self.km is not None:
+                self._cap_messages()
             setup = self.async_setup_kernel()
             await setup.__aenter__()
             baseline = await self._probe()
         except Exception as exc:  # noqa: BLE001 - any failure to start is retried once
             await self._stop()
-            raise KernelStartFailure((str(exc).splitlines() or [type(exc).__name__])[0]
-                                     ) from None
+            raise KernelStartFailure(boundary.line(
+                (str(exc).splitlines() or [type(exc).__name__])[0])) from None
         if baseline is None:
             await setup.__aexit__(None, None, None)
             await self._stop()
@@ -310,6 +341,17 @@ class GradingClient(NotebookClient):
             await setup.__aexit__(None, None, None)
             await self._stop()
 
+    def _cap_messages(self) -> None:
+        """Every socket to the kernel drops a message over :data:`MAX_KERNEL_MESSAGE`
+        (ZeroMQ's ``MAXMSGSIZE``) before it is read into this process."""
+        import zmq
+        import zmq.asyncio
+
+        self._context = zmq.asyncio.Context()
+        self._context.setsockopt(zmq.MAXMSGSIZE, MAX_KERNEL_MESSAGE)
+        make = self.km.client
+        self.km.client = lambda **kw: make(context=self._context, **kw)
+
     async def _stop(self) -> None:
         """Kill the kernel now: its whole sandbox (pid namespace) goes with it. nbclient
         leaves a kernel it did not create running, and a worker grades many submissions."""
@@ -318,6 +360,10 @@ class GradingClient(NotebookClient):
                 await self._async_cleanup_kernel()
             except Exception:  # noqa: BLE001 - already dead is fine
                 pass
+        context = getattr(self, "_context", None)
+        if context is not None:
+            context.destroy(linger=0)
+            self._context = None
 
     async def _cells(self, baseline: dict[str, Any]) -> None:
         # The probe looks before the first test cell after any other cell (where a
@@ -370,6 +416,7 @@ class GradingClient(NotebookClient):
     async def _test_cell(self, cell: NotebookNode, index: int) -> None:
         gid = _meta(cell).get("grade_id", f"cell {index + 1}")
         parts = test_parts(cell.source, self._current)
+        self._visible = boundary.visible_messages(_visible(cell.source))
         nonce = secrets.token_hex(12)
         sent = nbformat.from_dict(cell)
         rec = "rec" if parts.record else "{}"
@@ -397,7 +444,13 @@ class GradingClient(NotebookClient):
         outputs = ran.get("outputs", [])
         for out in outputs:
             if out.get("output_type") == "error":
-                return fail(out.get("ename", "Error"), out.get("evalue", ""))
+                # The kernel has seen this cell's record part (and every earlier one): what
+                # it says of an error may carry them, so only grader-written words go on.
+                if parts.has_hidden:
+                    return fail(*boundary.error_verdict(out.get("ename"), out.get("evalue"),
+                                                        self._visible))
+                return fail(boundary.line(out.get("ename", "Error"), 60),
+                            boundary.line(out.get("evalue", ""), boundary.MAX_MESSAGE))
         status = (self._reply or {}).get("content", {}).get("status")
         if status != "ok":
             return fail("GradingError", f"the cell ended with status {status!r}, not 'ok'")
@@ -417,20 +470,18 @@ class GradingClient(NotebookClient):
                         "grader's own last statement sends one")
         if not parts.judge:
             return CellVerdict(gid, True)
+        if "refused" in mine[0]:
+            return fail("GradingError", mine[0]["refused"])
         record = mine[0].get("record")
-        size = len(json.dumps(record, default=str))
-        if mine[0].get("oversized") or size > judge.MAX_RECORD_CHARS:
-            return fail("GradingError", f"the cell's record is over "
-                        f"{judge.MAX_RECORD_CHARS:,} characters")
         try:
             if self.hub is not None:  # the grader's own logs in place of the references
                 record = self.hub.resolve(record, self._since)
         except served.HubError as exc:
-            return fail("GradingError", str(exc))
+            return fail("GradingError", boundary.line(exc, boundary.MAX_MESSAGE))
         try:
-            judge.run(parts.judge, record, gid)
+            judge.run(parts.judge, boundary.for_judge(record, keep=served.ServedLog), gid)
         except judge.JudgeFailed as exc:
-            return fail("AssertionError", str(exc))
+            return fail("AssertionError", boundary.judge_message(exc, self.secrets))
         return CellVerdict(gid, True)
 
     def _out_of_memory(self) -> str:
@@ -453,6 +504,25 @@ class GradingClient(NotebookClient):
         return str(code)
 
 
+def _kept_record(payload: Any) -> Any:
+    """A record output as the grader keeps it: ``{"nonce", "record"}`` when it is within
+    :mod:`.boundary`'s caps, else ``{"nonce", "refused": reason}``; a payload of another
+    shape is kept as it came (it matches no nonce)."""
+    if not isinstance(payload, dict):
+        return None
+    nonce = payload.get("nonce")
+    try:
+        if len(json.dumps(payload.get("record"))) > judge.MAX_RECORD_CHARS:
+            raise boundary.Refused(f"the cell's record is over {judge.MAX_RECORD_CHARS:,} "
+                                   "characters")
+        boundary.check_record(payload.get("record"))
+    except boundary.Refused as exc:
+        return {"nonce": nonce, "refused": str(exc)}
+    except (TypeError, ValueError, RecursionError):
+        return {"nonce": nonce, "refused": "the cell's record is not JSON"}
+    return {"nonce": nonce, "record": payload.get("record")}
+
+
 async def _run(job: Job, nb: NotebookNode) -> GradingClient:
     from .sandbox import Sandbox, make_kernel_manager, new_scratch
 
@@ -461,7 +531,8 @@ async def _run(job: Job, nb: NotebookNode) -> GradingClient:
         km = make_kernel_manager(scratch, Sandbox(job.readonly) if job.sandboxed else None,
                                  nb.metadata.get("kernelspec", {}).get("name", "python3"))
         fakes = Hub(scratch)
-        client = GradingClient(nb, job, km, fakes)
+        source = nbformat.reads(job.source, as_version=4)
+        client = GradingClient(nb, job, km, fakes, secrets_of(source))
         started = time.monotonic()
         over = (f"timed out after {job.total_timeout:.0f} s, the submission's time budget, "
                 "in {}")
@@ -542,7 +613,15 @@ def grade_job(job: Job) -> Outcome:
     except GradeFailure as exc:
         out.error = str(exc)
     except Exception as exc:  # noqa: BLE001 - one submission's crash stays its own
-        first = (str(exc).splitlines() or [""])[0][:200]
+        first = boundary.line((str(exc).splitlines() or [""])[0], 200)
         out.error = f"grader error: {type(exc).__name__}: {first}"
     out.seconds = time.monotonic() - start
+    out.worker_peak_mib = _peak_mib()
     return out
+
+
+def _peak_mib() -> float:
+    """This process's peak resident memory so far, in MiB (Linux reports KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

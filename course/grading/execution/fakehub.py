@@ -12,33 +12,60 @@ The kernel's side is :mod:`course.hub`. The hub answers three things:
 
 :meth:`Hub.resolve` puts the logs the hub holds in place of the references a record keeps
 (:data:`course.hub.REF`), as :class:`course.hub.ServedLog`; only fakes built during the
-cell being judged may be named. Caps: :data:`MAX_FAKES` fakes per submission, a request body
-of at most 32 MB (the Messages API's own limit: docs api/errors, ``request_too_large``), and
-:data:`MAX_LOG_BYTES` of request bodies held in all; past a cap the hub answers 413 and
-keeps nothing more.
+cell being judged may be named, and each fake's log is made once per cell, however often
+the record names it (:data:`.boundary.MAX_REFS` at most).
+
+The hub is a guarded service, since the kernel is its only client. Before a factory runs,
+its call is checked against the factory's signature and annotations (:func:`check_call`):
+types, integers within the factory's declared bounds (``course.hub.served(bounds=...)``,
+else :data:`INT_RANGE`), at most :data:`MAX_ARG_ITEMS` values and :data:`MAX_ARG_BYTES` of
+JSON. Each submission has a budget: :data:`MAX_FAKES` fakes, request bodies of at most
+32 MB each (the Messages API's own limit: docs api/errors, ``request_too_large``) and
+:data:`MAX_LOG_BYTES` held in all, and :data:`MAX_CPU_SECONDS` of the hub's CPU time; past
+it the hub answers 413 (429 for time) and builds or keeps nothing more. Every connection's
+thread ends when the hub does (:meth:`Hub.__exit__` closes their sockets and joins them),
+the kernel's death included.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import os
 import re
+import socket as sockets
 import socketserver
 import threading
+import time
+import types
+import typing
+from collections import abc
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 from course import hub
 from course.fakes import FakeAPI, answer_http, send_http
-from course.wire import error_body
+from course.wire import Reply, error_body
+
+from . import boundary
 
 SOCKET_NAME = "fake-hub.sock"
 MAX_FAKES = 400
 MAX_BODY = 32_000_000
-MAX_LOG_BYTES = 128_000_000
+#: Request bodies a submission's fakes may hold in all. Parsed, a body takes several times
+#: its size in this process, so this keeps a worker far under 1 GiB.
+MAX_LOG_BYTES = 48_000_000
 MAX_CONNECTIONS = 32
+#: CPU time the hub may spend for one submission (building fakes and answering requests).
+MAX_CPU_SECONDS = 120.0
+#: A served factory's arguments: at most this many values and bytes of JSON, and integers
+#: in this range unless the factory declares its own bounds.
+MAX_ARG_ITEMS = 2_000
+MAX_ARG_BYTES = 1_000_000
+INT_RANGE = (-1_000_000, 1_000_000)
+TOP_INT_RANGE = (0, 1_000)
 _FAKE_PATH = re.compile(r"^/fakes/(\d+)(/.*)?$")
 
 
@@ -50,6 +77,8 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
 
     def __init__(self, path: str, handler: type[BaseHTTPRequestHandler]) -> None:
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.lock = threading.Lock()
+        self.open_requests: dict[threading.Thread, Any] = {}
         super().__init__(path, handler)
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -63,10 +92,28 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
+        with self.lock:
+            self.open_requests[threading.current_thread()] = request
         try:
             super().process_request_thread(request, client_address)
         finally:
+            with self.lock:
+                self.open_requests.pop(threading.current_thread(), None)
             self.slots.release()
+
+    def end_all(self, wait: float = 5.0) -> None:
+        """Close every connection still open and join its thread (at most ``wait`` s in
+        all): none outlives the submission it served."""
+        with self.lock:
+            open_now = dict(self.open_requests)
+        for request in open_now.values():
+            try:
+                request.shutdown(sockets.SHUT_RDWR)
+            except OSError:
+                pass
+        end = time.monotonic() + wait
+        for thread in open_now:
+            thread.join(timeout=max(0.0, end - time.monotonic()))
 
 
 class Hub:
@@ -77,6 +124,7 @@ class Hub:
         self.socket = str(folder / SOCKET_NAME)
         self.fakes: list[FakeAPI] = []
         self.held = 0
+        self.cpu = 0.0
         self._lock = threading.Lock()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -93,6 +141,7 @@ class Hub:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+            self._server.end_all()
         if self._thread is not None:
             self._thread.join(timeout=5)
         try:
@@ -104,18 +153,28 @@ class Hub:
         """How many fakes exist now: a cell's record may name only fakes built after it."""
         return len(self.fakes)
 
-    def create(self, factory: str, args: Any, kwargs: Any) -> int:
-        module = factory.partition(":")[0]
-        if not module.startswith("course.worlds.") or not isinstance(args, list) or (
+    def spend(self, seconds: float) -> None:
+        """Count CPU time the hub spent for this submission."""
+        with self._lock:
+            self.cpu += seconds
+
+    def create(self, factory: Any, args: Any, kwargs: Any) -> int:
+        name = boundary.line(factory, 120)
+        if not isinstance(factory, str) or not isinstance(args, list) or (
                 not isinstance(kwargs, dict)):
-            raise hub.HubError(f"not a world factory the grader serves: {factory!r}")
+            raise hub.HubError(f"not a world factory the grader serves: {name!r}")
+        module = factory.partition(":")[0]
+        if not module.startswith("course.worlds.") or not re.fullmatch(
+                r"[A-Za-z0-9_.]+:[A-Za-z0-9_.]+", factory):
+            raise hub.HubError(f"not a world factory the grader serves: {name!r}")
         importlib.import_module(module)
         if factory not in hub.FACTORIES:
-            raise hub.HubError(f"not a world factory the grader serves: {factory!r}")
+            raise hub.HubError(f"not a world factory the grader serves: {name!r}")
         build, part = hub.FACTORIES[factory]
         with self._lock:
             if len(self.fakes) >= MAX_FAKES:
                 raise hub.HubError(f"more than {MAX_FAKES} fakes in one submission")
+        check_call(factory, args, kwargs)
         fake = build(*args, **kwargs)
         if part is not None and isinstance(fake, tuple) and len(fake) > part:
             fake = fake[part]
@@ -126,20 +185,117 @@ class Hub:
             return len(self.fakes) - 1
 
     def resolve(self, record: Any, since: int = 0) -> Any:
-        """``record`` with every log reference replaced by the hub's own log. Raises
-        :class:`course.hub.HubError` for a reference to no fake of this cell."""
-        if isinstance(record, dict):
-            if set(record) == {hub.REF, "field"}:
-                n, field = record[hub.REF], record["field"]
-                if field != "requests" or not isinstance(n, int) or not (
-                        since <= n < len(self.fakes)):
-                    raise hub.HubError(f"the record names fake {n!r}, which this cell did "
-                                       "not build through the grader")
-                return hub.ServedLog(json.loads(json.dumps(self.fakes[n].requests)))
-            return {k: self.resolve(v, since) for k, v in record.items()}
-        if isinstance(record, list):
-            return [self.resolve(v, since) for v in record]
-        return record
+        """``record`` with every log reference replaced by the hub's own log, one shared
+        :class:`Log` per fake however often it is named. Raises
+        :class:`course.hub.HubError` for a reference to no fake of this cell. The record
+        has passed :func:`.boundary.check_record` (depth and references capped)."""
+        logs: dict[int, Log] = {}
+
+        def one(value: Any) -> Any:
+            if isinstance(value, dict):
+                if hub.REF in value:
+                    n, field = value.get(hub.REF), value.get("field")
+                    if set(value) != {hub.REF, "field"} or field != "requests" or \
+                            type(n) is not int or not since <= n < len(self.fakes):
+                        raise hub.HubError(f"the record names fake "
+                                           f"{boundary.line(repr(n), 40)}, which this cell "
+                                           "did not build through the grader")
+                    if n not in logs:
+                        logs[n] = boundary.for_judge(list(self.fakes[n].requests), Log)
+                    return logs[n]
+                return {k: one(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [one(v) for v in value]
+            return value
+
+        return one(record)
+
+
+class Log(hub.ServedLog):
+    """A served log as a judge reads it: its contents are the kernel's requests, so its
+    ``repr`` is short and marked, as every kernel value's is (:mod:`.boundary`)."""
+
+    def __repr__(self) -> str:
+        return boundary.KernelList.__repr__(self)
+
+
+# -- what a served factory may be called with ------------------------------------------------
+
+
+def check_call(factory: str, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """Refuse (:class:`course.hub.HubError`) a call of a served factory that its signature
+    does not take, whose values are not of their annotated types, whose integers are out
+    of bounds, or that is too large."""
+    build, _ = hub.FACTORIES[factory]
+    size = len(json.dumps([args, kwargs], default=hub.encode_args))
+    if size > MAX_ARG_BYTES:
+        raise hub.HubError(f"{factory}: its arguments are over {MAX_ARG_BYTES:,} bytes")
+    try:
+        bound = inspect.signature(build).bind(*args, **kwargs)
+    except TypeError as exc:
+        raise hub.HubError(f"{factory}: {boundary.line(exc, 160)}") from None
+    try:
+        hints = typing.get_type_hints(build)
+    except Exception:  # noqa: BLE001 - an annotation that does not resolve: sizes only
+        hints = {}
+    limits = hub.BOUNDS.get(factory, {})
+    budget = [MAX_ARG_ITEMS]
+    for name, value in bound.arguments.items():
+        param = inspect.signature(build).parameters[name]
+        hint = hints.get(name, Any)
+        values = value if param.kind is inspect.Parameter.VAR_POSITIONAL else [value]
+        for v in values:
+            if type(v) is int:
+                low, high = limits.get(name, TOP_INT_RANGE)
+                if not low <= v <= high:
+                    raise hub.HubError(f"{factory}: {name}={v} is outside {low}..{high}")
+            _check_value(factory, name, v, hint, budget)
+
+
+def _check_value(factory: str, name: str, value: Any, hint: Any, budget: list[int]) -> None:
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise hub.HubError(f"{factory}: more than {MAX_ARG_ITEMS:,} values in its arguments")
+    if not _fits(value, hint):
+        raise hub.HubError(f"{factory}: {name} is a {type(value).__name__}, not "
+                           f"{boundary.line(getattr(hint, '__name__', hint), 80)}")
+    if type(value) is int and not INT_RANGE[0] <= value <= INT_RANGE[1]:
+        raise hub.HubError(f"{factory}: a value in {name} is outside {INT_RANGE[0]:,}.."
+                           f"{INT_RANGE[1]:,}")
+    if isinstance(value, dict):
+        for v in value.values():
+            _check_value(factory, name, v, Any, budget)
+    elif isinstance(value, list | tuple):
+        inner = typing.get_args(hint)
+        item = inner[0] if len(inner) == 1 else Any
+        for v in value:
+            _check_value(factory, name, v, item, budget)
+    elif isinstance(value, Reply):
+        return
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """``value`` is of the annotated type, as far as JSON and a Reply can tell."""
+    if hint is Any:
+        return True
+    if hint is None or hint is type(None):
+        return value is None
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        return any(_fits(value, h) for h in typing.get_args(hint))
+    if origin is not None:
+        if isinstance(origin, type) and issubclass(origin, abc.Mapping):
+            return isinstance(value, dict)
+        if isinstance(origin, type) and issubclass(origin, abc.Sequence):
+            return isinstance(value, list | tuple)
+        return True
+    if hint is float:
+        return type(value) in (int, float)
+    if hint in (int, str, bool):
+        return type(value) is hint
+    if isinstance(hint, type):
+        return isinstance(value, hint)
+    return True
 
 
 def _handler_for(owner: Hub) -> type[BaseHTTPRequestHandler]:
@@ -158,23 +314,42 @@ def _handler_for(owner: Hub) -> type[BaseHTTPRequestHandler]:
             self._json(status, error_body(status, why))
 
         def _answer(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
+            try:
+                length = int(self.headers.get("content-length") or 0)
+            except ValueError:
+                length = -1
+            if length < 0:
+                self.close_connection = True
+                return self._refuse(400, "the request's content-length is not a number")
+            if owner.cpu > MAX_CPU_SECONDS:
+                self.close_connection = True
+                return self._refuse(429, f"the fakes of this submission used their "
+                                    f"{MAX_CPU_SECONDS:g} s of the grader's time")
             if length > MAX_BODY:
                 self.close_connection = True
                 return self._refuse(413, f"the request is over {MAX_BODY:,} bytes")
             content = self.rfile.read(length) if length else b""
+            started = time.thread_time()
+            try:
+                self._route(content)
+            finally:
+                owner.spend(time.thread_time() - started)
+
+        def _route(self, content: bytes) -> None:
             if self.path == "/fakes" and self.command == "POST":
                 try:
                     spec = json.loads(content or b"{}", object_hook=hub.decode_args)
+                    if not isinstance(spec, dict):
+                        raise hub.HubError("the request to build a fake is not an object")
                     n = owner.create(spec.get("factory", ""), spec.get("args", []),
                                      spec.get("kwargs", {}))
-                except (hub.HubError, ValueError, TypeError, AttributeError,
-                        ImportError) as exc:
-                    return self._refuse(400, str(exc)[:300])
+                except (hub.HubError, ValueError, TypeError, AttributeError, KeyError,
+                        ImportError, RecursionError) as exc:
+                    return self._refuse(400, boundary.line(exc, 300))
                 return self._json(200, {"id": n})
             found = _FAKE_PATH.match(self.path)
             if not found or int(found.group(1)) >= len(owner.fakes):
-                return self._refuse(404, f"no such fake: {self.path[:100]}")
+                return self._refuse(404, f"no such fake: {boundary.line(self.path, 100)}")
             fake, rest = owner.fakes[int(found.group(1))], found.group(2) or "/"
             if rest == "/requests" and self.command == "GET":
                 return self._json(200, fake.requests)

@@ -38,7 +38,7 @@ from ..runner import (
     read_notebook,
     select,
 )
-from . import pool
+from . import boundary, pool
 from .engine import CELL_TIMEOUT, Job, Outcome, is_test
 from .files import copy_submission, read_submission, skipped_note
 
@@ -119,6 +119,8 @@ class _Merger:
         self.outs: dict[tuple[str, str], list[Outcome]] = {pair: [] for pair in self.todo}
         self.waiting = set(self.todo)
         self.open = False
+        #: submissions whose results could not be recorded, and why
+        self.broken: dict[tuple[str, str], str] = {}
 
     def add(self, out: Outcome) -> None:
         pair = (out.student, out.assignment)
@@ -138,7 +140,12 @@ class _Merger:
     def _write(self, pair: tuple[str, str]) -> None:
         if pair in self.waiting:
             self.waiting.discard(pair)
-            merge(self.course_dir, *pair, self.outs[pair])
+            try:
+                merge(self.course_dir, *pair, self.outs[pair])
+            except Exception as exc:  # noqa: BLE001 - one submission's bookkeeping only
+                first = boundary.line((str(exc).splitlines() or [""])[0], 300)
+                self.broken[pair] = (f"its results could not be recorded "
+                                     f"({type(exc).__name__}: {first})")
 
     def runs(self) -> list[GradeRun]:
         """Write whatever is left (a submission with a missing outcome is not graded) and
@@ -151,6 +158,8 @@ class _Merger:
             outs = self.outs[(student, assignment)]
             failed = [o for o in outs if not o.ok]
             notes = [o.error for o in outs if o.error]
+            if (student, assignment) in self.broken:
+                failed, notes = [None], [*notes, self.broken[(student, assignment)]]
             out.append(GradeRun(student, assignment, ok=bool(outs) and not failed,
                                 error="; ".join(notes) or ("" if outs else "no notebook"),
                                 seconds=sum(o.seconds for o in outs),
@@ -450,6 +459,9 @@ def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
                for s, a in pairs if unsafe_id(s)]
     pairs = [(s, a) for s, a in pairs if not unsafe_id(s)]
     names = sorted({a for _, a in pairs})
+    # A damaged record beside the gradebook stops grading before anything is written,
+    # naming the file (grading would otherwise overwrite what it held).
+    needs_review(course_dir)
     start = time.monotonic()
     if sandbox and not scheduler:
         from .sandbox import check_sandbox

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
+import time
 from typing import Any
 
 from ..authoring.markers import TestParts
@@ -27,6 +29,9 @@ from ..authoring.markers import TestParts
 RECORD_NAME = "rec"
 #: The largest record the grader accepts from a kernel, in characters of JSON.
 MAX_RECORD_CHARS = 4_000_000
+#: How long one judge may run, in seconds: one that runs past it fails its cell (a judge
+#: reads a record the kernel made, so its time is the kernel's to spend, within this).
+JUDGE_SECONDS = 20.0
 
 
 class JudgeFailed(AssertionError):
@@ -104,14 +109,40 @@ def problems(parts: TestParts, where: str) -> list[str]:
     return out
 
 
-def run(judge: str, rec: Any, where: str) -> None:
-    """Run ``judge`` on ``rec``; raises :class:`JudgeFailed` with the student's message."""
+class _OutOfTime(BaseException):
+    """Raised inside a judge that ran past its time (not an ``Exception``: no judge code
+    catches it)."""
+
+
+def _deadline(seconds: float):
+    """A trace function that stops the judge's thread ``seconds`` from now (checked at
+    every call and line of Python code the judge runs)."""
+    end = time.monotonic() + seconds
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        if time.monotonic() > end:
+            raise _OutOfTime
+        return trace
+
+    return trace
+
+
+def run(judge: str, rec: Any, where: str, seconds: float = JUDGE_SECONDS) -> None:
+    """Run ``judge`` on ``rec`` for at most ``seconds``; raises :class:`JudgeFailed` with
+    the student's message (the caller passes it through :func:`.boundary.judge_message`)."""
     code = compile(judge, f"<judge {where}>", "exec")
+    previous = sys.gettrace()
+    sys.settrace(_deadline(seconds))
     try:
         exec(code, {"__builtins__": builtins, "__name__": "__judge__", RECORD_NAME: rec})
+    except _OutOfTime:
+        raise JudgeFailed(f"the hidden check ran past its {seconds:g} s on what the cell "
+                          "recorded (are its results very large?)") from None
     except AssertionError as exc:
         raise JudgeFailed(str(exc) or "a hidden check failed") from None
     except Exception as exc:  # noqa: BLE001 - a record the judge cannot read fails the cell
         raise JudgeFailed(f"the recorded results could not be checked ({type(exc).__name__}: "
                           f"{(str(exc).splitlines() or [''])[0][:160]}); the cell's "
                           "functions returned something of an unexpected shape") from None
+    finally:
+        sys.settrace(previous)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 
-from . import forkserver
+from . import boundary, forkserver
 from .engine import Job, Outcome, grade_job
 
 
@@ -182,6 +182,7 @@ def run(jobs: Sequence[Job], workers: int, scheduler: str | None = None,
     bar = Progress(len(jobs), what) if progress else None
 
     def done(out: Outcome) -> None:
+        boundary.outcome(out)
         if bar:
             bar.update(out)
         on_done(out)
@@ -193,4 +194,9 @@ def run(jobs: Sequence[Job], workers: int, scheduler: str | None = None,
     finally:
         if bar:
             bar.close()
+        if not scheduler and any(job.sandboxed for job in jobs):
+            # a worker killed mid-grade left its scratch mounts and cgroup: remove them
+            from .sandbox import sweep_stale
+
+            sweep_stale()
 

@@ -28,6 +28,8 @@ import json
 import secrets
 from typing import Any
 
+from . import boundary
+
 #: Modules whose functions the tests rely on; ``course`` and its submodules are always watched.
 WATCHED = ("json", "re", "math", "copy", "collections", "functools", "itertools", "operator",
            "time", "random", "types", "inspect", "typing", "dataclasses", "os", "sys", "io",
@@ -176,22 +178,41 @@ def expression(roots: list[str]) -> tuple[str, str]:
     return expr, nonce
 
 
+#: The largest answer the probe may give, in characters (an honest one is about 200,000).
+MAX_ANSWER_CHARS = 4_000_000
+
+
 def read(reply: dict[str, Any], nonce: str) -> dict[str, Any] | None:
-    """The probe's answer from an ``execute_reply``; None when it did not answer honestly."""
+    """The probe's answer from an ``execute_reply``; None when it did not answer honestly
+    (or sent more than :data:`MAX_ANSWER_CHARS`)."""
     import ast
 
     res = reply.get("content", {}).get("user_expressions", {}).get("probe", {})
-    if res.get("status") != "ok":
+    if not isinstance(res, dict) or res.get("status") != "ok":
         return None
     try:
-        data = json.loads(ast.literal_eval(res["data"]["text/plain"]))
-    except (KeyError, ValueError, SyntaxError, TypeError):
+        answer = res["data"]["text/plain"]
+        if not isinstance(answer, str) or len(answer) > MAX_ANSWER_CHARS:
+            return None
+        data = json.loads(ast.literal_eval(answer))
+    except (KeyError, ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
-    return data if isinstance(data, dict) and data.get("nonce") == nonce else None
+    if not isinstance(data, dict) or data.get("nonce") != nonce:
+        return None
+    for key in ("ident", "builtins"):
+        if not isinstance(data.get(key), dict):
+            return None
+    return data if isinstance(data.get("found"), list) else None
 
 
 def changes(baseline: dict[str, Any], now: dict[str, Any] | None) -> list[str]:
-    """What the submission changed since the baseline, one short phrase each."""
+    """What the submission changed since the baseline, one short phrase each. Every name
+    in them comes from the kernel, so they pass :func:`.boundary.flags` (one line each,
+    escaped, capped in length and number)."""
+    return boundary.flags(_changes(baseline, now))
+
+
+def _changes(baseline: dict[str, Any], now: dict[str, Any] | None) -> list[str]:
     if now is None:
         return ["the tamper probe got no honest answer from the kernel"]
     out = list(now.get("found", []))

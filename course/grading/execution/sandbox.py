@@ -226,7 +226,7 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _sweep_stale() -> None:
+def sweep_stale() -> None:
     """Unmount and remove scratch folders, their /tmp and cgroups left by a worker that
     died."""
     tmp = os.path.realpath(tempfile.gettempdir())
@@ -398,7 +398,7 @@ def new_scratch(files: dict[str, bytes], sandboxed: bool, quota: int = WORK_BYTE
     Sandboxed, it is a tmpfs of at most ``quota`` bytes, and a second tmpfs beside it
     (:func:`tmp_of`) becomes the sandbox's ``/tmp`` (see :func:`release_scratch`)."""
     if sandboxed:
-        _sweep_stale()
+        sweep_stale()
     scratch = Path(tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-"))
     if sandboxed:
         tmp = tmp_of(scratch)

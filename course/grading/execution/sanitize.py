@@ -19,6 +19,8 @@ import re
 import nbformat
 from nbformat import NotebookNode
 
+from . import boundary
+
 #: Outputs a non-test cell may keep, and the one MIME type kept from rich outputs.
 _KEPT_MIME = "text/plain"
 _SCRIPT_URL = re.compile(r"(?i)\b(java|vb)\s*script\s*:|\bdata\s*:(?=[^)\s]*\))")
@@ -43,20 +45,23 @@ def plain_markdown(text: str) -> str:
 
 
 def _plain_outputs(outputs: list[NotebookNode]) -> list[NotebookNode]:
+    """Plain text outputs, each passed through :func:`.boundary.text` (escaped, capped)."""
     kept = []
     for out in outputs:
         kind = out.get("output_type")
         if kind == "stream":
-            kept.append(nbformat.v4.new_output("stream", name=out.get("name", "stdout"),
-                                               text=str(out.get("text", ""))))
+            name = "stderr" if out.get("name") == "stderr" else "stdout"
+            kept.append(nbformat.v4.new_output("stream", name=name,
+                                               text=boundary.text(out.get("text", ""))))
         elif kind in ("execute_result", "display_data"):
             text = (out.get("data") or {}).get(_KEPT_MIME)
             if isinstance(text, str | list):
-                text = "".join(text) if isinstance(text, list) else text
-                kept.append(nbformat.v4.new_output("display_data", data={_KEPT_MIME: text}))
+                text = "".join(map(str, text)) if isinstance(text, list) else text
+                kept.append(nbformat.v4.new_output("display_data",
+                                                   data={_KEPT_MIME: boundary.text(text)}))
         elif kind == "error":
-            ename = str(out.get("ename", "Error"))[:80]
-            evalue = str(out.get("evalue", ""))[:2000]
+            ename = boundary.line(out.get("ename", "Error"), 80)
+            evalue = boundary.line(out.get("evalue", ""), 2000)
             kept.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue,
                                                traceback=[f"{ename}: {evalue}"]))
     return kept

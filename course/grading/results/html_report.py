@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from html import escape
 from pathlib import Path
 
-from .model import ClassResults
+from .model import ClassResults, write_atomically
 
 #: Where ``course grade`` and ``course report`` write the page, inside the course folder.
 REPORT_PATH = Path("reports") / "class_report.html"
@@ -291,6 +291,8 @@ def render(results: ClassResults, *, title: str = "Class report",
         f"<h1>{_e(title)}</h1><p>{_e(summary)}</p>"
         + ('<p class="warn">Graded WITHOUT the sandbox (--no-sandbox): student code could '
            "read the course tree and write the gradebook.</p>" if results.unsandboxed else "")
+        + "".join(f'<p class="warn">Could not read: {_e(why)}</p>'
+                  for why in results.unreadable)
         + '<h2 id="heatmap">Students x autograded cells</h2>'
         '<p class="muted">Green: full points; amber: some; red: none; grey: no score. '
         "The bottom row is the share of students with full points on the cell.</p>"
@@ -316,5 +318,5 @@ def write(page: str, target: Path) -> Path:
     """Write the page to ``target`` (its folder is created); return the absolute path."""
     target = target.resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(page, encoding="utf-8")
+    write_atomically(target, page)
     return target

@@ -103,6 +103,8 @@ class ClassResults:
     mutants: dict[str, list[Mutant]] = field(default_factory=dict)
     seconds: float = 0.0
     mismatches: list[str] = field(default_factory=list)
+    #: records beside the gradebook that could not be read, with their path and why
+    unreadable: list[str] = field(default_factory=list)
 
     @classmethod
     def from_course(cls, course_dir: Path, which: Sequence[str] | None = None
@@ -111,11 +113,19 @@ class ClassResults:
         gradebook's scores, the last autograde of each submission, the review flags and
         the course's seeded bugs."""
         rows = [r for r in scores(course_dir) if not which or r.assignment in which]
-        runs = [r for r in load_runs(course_dir) if not which or r.assignment in which]
-        reviews = {k: v for k, v in needs_review(course_dir).items()
-                   if not which or k.partition("/")[2] in which}
+        unreadable = []
+        try:
+            runs = [r for r in load_runs(course_dir) if not which or r.assignment in which]
+        except PipelineError as exc:  # render what can be read, and say what could not
+            runs, unreadable = [], [*unreadable, str(exc)]
+        try:
+            reviews = {k: v for k, v in needs_review(course_dir).items()
+                       if not which or k.partition("/")[2] in which}
+        except PipelineError as exc:
+            reviews, unreadable = {}, [*unreadable, str(exc)]
         names = sorted({r.assignment for r in rows} | {r.assignment for r in runs})
-        return cls(rows, runs, reviews, {a: mutants_of(course_dir, a) for a in names})
+        return cls(rows, runs, reviews, {a: mutants_of(course_dir, a) for a in names},
+                   unreadable=unreadable)
 
     @classmethod
     def from_runs(cls, rows: list[NotebookScore], runs: list[GradeRun],
@@ -247,39 +257,83 @@ class ClassResults:
 # -- the records beside the gradebook ---------------------------------------------------------
 
 
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder and a rename,
+    so a reader never sees half a file and a failed write leaves the old one whole. The
+    text is encoded strictly (a lone surrogate here is a bug upstream: it raises before
+    anything is replaced)."""
+    import os
+    import tempfile
+
+    data = text.encode("utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def save_runs(course_dir: Path, runs: Iterable[GradeRun]) -> None:
     """Record how each submission's latest autograde went, beside the gradebook; runs of
-    other submissions recorded earlier are kept."""
+    other submissions recorded earlier are kept (a damaged record is replaced)."""
     path = course_dir / RUNS_FILE
-    known = {(r.student, r.assignment): r for r in load_runs(course_dir)}
+    try:
+        earlier = load_runs(course_dir)
+    except PipelineError:
+        earlier = []
+    known = {(r.student, r.assignment): r for r in earlier}
     known.update({(r.student, r.assignment): r for r in runs})
-    path.write_text(json.dumps([asdict(r) for _, r in sorted(known.items())], indent=1,
-                               ensure_ascii=False), encoding="utf-8")
+    write_atomically(path, json.dumps([asdict(r) for _, r in sorted(known.items())],
+                                      indent=1, ensure_ascii=True))
+
+
+def _damaged(path: Path, what: str, why: str) -> PipelineError:
+    return PipelineError(f"{path}: not {what} ({why}); delete it and grade again")
 
 
 def load_runs(course_dir: Path) -> list[GradeRun]:
-    """The runs :func:`save_runs` recorded (empty when the course was never graded)."""
+    """The runs :func:`save_runs` recorded (empty when the course was never graded).
+    Raises :class:`PipelineError` naming the file and what is wrong with it."""
     path = course_dir / RUNS_FILE
     if not path.is_file():
         return []
     try:
-        return [GradeRun(**r) for r in json.loads(path.read_text(encoding="utf-8"))]
-    except (ValueError, TypeError) as exc:
-        raise PipelineError(f"{path}: not a record of grade runs ({exc}); delete it and "
-                            "grade again") from None
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(raw, list):
+            raise TypeError("it is not a list")
+        return [GradeRun(**r) for r in raw]
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:
+        raise _damaged(path, "a record of grade runs",
+                       str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+                       ) from None
 
 
 def needs_review(course_dir: Path) -> dict[str, list[str]]:
-    """``"student/assignment" -> what was changed`` for every submission awaiting review."""
+    """``"student/assignment" -> what was changed`` for every submission awaiting review.
+    Raises :class:`PipelineError` naming the file and what is wrong with it."""
     path = course_dir / REVIEWS_FILE
-    return json.loads(path.read_text()) if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise _damaged(path, "a record of review flags", str(exc)[:120]) from None
+    if not isinstance(raw, dict) or not all(
+            isinstance(k, str) and isinstance(v, list) for k, v in raw.items()):
+        raise _damaged(path, "a record of review flags",
+                       'expected {"student/assignment": [flag, ...]}')
+    return {k: [str(x) for x in v] for k, v in raw.items()}
 
 
 def save_reviews(course_dir: Path, reviews: dict[str, list[str]]) -> None:
-    """Write the review flags (the file goes when none is left)."""
+    """Write the review flags atomically (the file goes when none is left)."""
     path = course_dir / REVIEWS_FILE
     if reviews:
-        path.write_text(json.dumps(reviews, indent=1, sort_keys=True, ensure_ascii=False))
+        write_atomically(path, json.dumps(reviews, indent=1, sort_keys=True,
+                                          ensure_ascii=True))
     elif path.exists():
         path.unlink()
 
