@@ -1,0 +1,457 @@
+"""The one boundary between a grading kernel and the grader's process.
+
+Everything a kernel sends is hostile input: records, the tamper probe's answer (review flags
+and the names in them), error names and messages, the outputs kept for feedback, and what
+it asks of the hub of fakes. Every such value passes through a function here before the
+grader keeps it, compares it, prints it or writes it:
+
+* :func:`text` and :func:`line`: strict UTF-8 (a lone surrogate becomes U+FFFD), every
+  terminal control, format and private-use character escaped as ``\\xNN`` / ``\\uNNNN``
+  (no ESC, CR, backspace or bidi override reaches a terminal, a JSON file or a page), and a
+  length cap that says how much was cut;
+* :func:`flags`: review flags, each one line of at most :data:`MAX_NAME` characters, at
+  most :data:`MAX_FLAGS` of them;
+* :func:`check_record`: a record's shape, walked once without recursion: nesting at most
+  :data:`MAX_DEPTH`, at most :data:`MAX_NODES` values and :data:`MAX_REFS` references to
+  served logs; a record past a cap fails its cell with :class:`Refused`'s reason;
+* :func:`for_judge`: the record as the judge reads it, every string and container a
+  subclass whose ``repr`` is short and marked as the kernel's (:data:`OPEN` ... :data:`CLOSE`),
+  so a judge's failure message never carries a kernel value whole;
+* :func:`judge_message` and :func:`error_verdict`: the only text of a hidden cell that
+  reaches a student, from grader-written words alone (see their docstrings);
+* :class:`Secrets`: what the kernel could have learnt while graded (the record parts of the
+  hidden tests, sent to it with each cell), to find in a kernel value in plain text or a
+  common encoding.
+
+Nothing here knows what a right answer is.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import binascii
+import builtins
+import codecs
+import re
+import unicodedata
+import urllib.parse
+from collections.abc import Iterable
+from typing import Any
+
+#: A name: a review flag, a label, an exception's class name, a factory name.
+MAX_NAME = 200
+#: Review flags kept per submission; past it, one more flag says how many were dropped.
+MAX_FLAGS = 40
+#: A message shown for a cell: a judge's or a visible check's.
+MAX_MESSAGE = 600
+#: An error or other text kept in an output of a non-test cell.
+MAX_OUTPUT_TEXT = 20_000
+#: How deep a record may nest, how many values it may hold, how many served-log
+#: references it may carry.
+MAX_DEPTH = 64
+MAX_NODES = 250_000
+MAX_REFS = 64
+#: How much of one kernel value a failure message shows.
+SHOW = 80
+#: Marks around text that came from the kernel, inside a failure message being built.
+OPEN, CLOSE = "\ue000", "\ue001"
+#: The key of a served-log reference (``course.hub.REF``; repeated to keep this module free
+#: of the kernel-side package).
+_REF = "$served"
+_ESCAPED_CATEGORIES = ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
+
+
+class Refused(ValueError):
+    """A kernel value past a cap; the message is the one-line reason the cell fails with."""
+
+
+# -- text --------------------------------------------------------------------------------
+
+
+_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape_char(ch: str) -> str:
+    if ch in _SHORT:
+        return _SHORT[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 \
+        else f"\\U{code:08x}"
+
+
+def _clean(value: Any, keep: str) -> str:
+    if not isinstance(value, str):
+        value = str(value)
+    # Lone surrogates (and anything else UTF-8 cannot carry) become U+FFFD; a valid pair of
+    # surrogates becomes its character.
+    value = value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if value.isascii() and value.isprintable():
+        return value
+    return "".join(ch if ch in keep or (ch.isprintable() and unicodedata.category(ch)
+                                        not in _ESCAPED_CATEGORIES)
+                   else _escape_char(ch) for ch in value)
+
+
+def _cut(value: str, limit: int, total: int) -> str:
+    """``value`` (the start of a text of ``total`` characters, escaped) cut to ``limit``."""
+    if len(value) <= limit and total <= limit:
+        return value
+    kept = value[:limit]
+    return kept + f"… ({max(total - len(kept), 1):,} more characters cut by the grader)"
+
+
+def text(value: Any, limit: int = MAX_OUTPUT_TEXT) -> str:
+    """Kernel text that may span lines, safe for a terminal, a JSON file and a page: only
+    newline and tab are kept as they are; at most ``limit`` characters (plus a note)."""
+    value = value if isinstance(value, str) else str(value)
+    return _cut(_clean(value[:limit], "\n\t"), limit, len(value))
+
+
+def line(value: Any, limit: int = MAX_NAME) -> str:
+    """Kernel text as one line: :func:`text` with line breaks escaped too."""
+    value = value if isinstance(value, str) else str(value)
+    return _cut(_clean(value[:limit], ""), limit, len(value))
+
+
+def flags(found: Iterable[Any]) -> list[str]:
+    """Review flags as the grader keeps them: each one line, capped, no duplicates, at most
+    :data:`MAX_FLAGS` (and a last flag that says how many more there were)."""
+    out: list[str] = []
+    extra = 0
+    for item in found:
+        flag = line(item, MAX_NAME)
+        if flag in out:
+            continue
+        if len(out) >= MAX_FLAGS:
+            extra += 1
+            continue
+        out.append(flag)
+    if extra:
+        out.append(f"and {extra:,} more changes (not listed)")
+    return out
+
+
+# -- records -----------------------------------------------------------------------------
+
+
+def check_record(record: Any) -> None:
+    """Raise :class:`Refused` for a record past a cap: nesting, value count, references,
+    or a key that is not a string. Walks the record once, iteratively."""
+    stack: list[tuple[Any, int]] = [(record, 0)]
+    nodes = refs = 0
+    while stack:
+        value, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_NODES:
+            raise Refused(f"the cell's record holds more than {MAX_NODES:,} values")
+        if depth > MAX_DEPTH:
+            raise Refused(f"the cell's record nests deeper than {MAX_DEPTH} levels")
+        if isinstance(value, dict):
+            if _REF in value:
+                refs += 1
+                if refs > MAX_REFS:
+                    raise Refused(f"the cell's record names the fake API's log more than "
+                                  f"{MAX_REFS} times")
+            for k, v in value.items():
+                if not isinstance(k, str):
+                    raise Refused("the cell's record has a key that is not a string")
+                stack.append((v, depth + 1))
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+        elif not (value is None or isinstance(value, bool | int | float | str)):
+            raise Refused(f"the cell's record holds a {type(value).__name__}, not JSON")
+
+
+def _short(value: Any) -> str:
+    """A short, marked ``repr`` of a kernel value (see :func:`for_judge`)."""
+    return OPEN + _brief(value, SHOW) + CLOSE
+
+
+def _brief(value: Any, room: int) -> str:
+    """At most about ``room`` characters of ``repr(value)``, containers included."""
+    if isinstance(value, str):
+        shown = str.__repr__(str(value[:room]))
+        return shown if len(value) <= room else shown + f"…(+{len(value) - room:,})"
+    if isinstance(value, list | dict):
+        items = list(value.items()) if isinstance(value, dict) else list(value[:room])
+        parts: list[str] = []
+        used = 2
+        for item in items:
+            if used >= room:
+                parts.append(f"…{len(value) - len(parts):,} more")
+                break
+            if isinstance(value, dict):
+                piece = f"{_brief(item[0], room - used)}: {_brief(item[1], room - used)}"
+            else:
+                piece = _brief(item, room - used)
+            parts.append(piece)
+            used += len(piece) + 2
+        body = ", ".join(parts)
+        return "{" + body + "}" if isinstance(value, dict) else "[" + body + "]"
+    shown = repr(value)
+    return shown if len(shown) <= room else shown[:room] + "…"
+
+
+class KernelStr(str):
+    """A string from the kernel, as a judge reads it: equal to the plain string, but its
+    ``repr`` is short and marked."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return _short(self)
+
+
+class KernelList(list):
+    """A list from the kernel, as a judge reads it (see :class:`KernelStr`)."""
+
+    def __repr__(self) -> str:
+        return _short(self)
+
+
+class KernelDict(dict):
+    """A dict from the kernel, as a judge reads it (see :class:`KernelStr`)."""
+
+    def __repr__(self) -> str:
+        return _short(self)
+
+
+def for_judge(value: Any, list_type: type[list] = KernelList,
+              keep: type | tuple[type, ...] = ()) -> Any:
+    """A checked record (or a served log) with every string, list and dict made a
+    :class:`KernelStr`, ``list_type`` (the outermost list) or :class:`KernelList`, or
+    :class:`KernelDict`, built iteratively; values of a ``keep`` type stay as they are."""
+    def make(v: Any) -> Any:
+        if keep and isinstance(v, keep):
+            return v
+        if isinstance(v, str):
+            return KernelStr(v)
+        if isinstance(v, dict):
+            return KernelDict()
+        if isinstance(v, list):
+            return KernelList()
+        return v
+
+    root = make(value)
+    if isinstance(root, KernelList) and list_type is not KernelList:
+        root = list_type()
+    stack = [(value, root)] if root is not value else []
+    while stack:
+        src, dst = stack.pop()
+        if isinstance(src, dict):
+            for k, v in src.items():
+                dst[KernelStr(k)] = made = make(v)
+                if made is not v and isinstance(v, dict | list):
+                    stack.append((v, made))
+        elif isinstance(src, list):
+            for v in src:
+                made = make(v)
+                dst.append(made)
+                if made is not v and isinstance(v, dict | list):
+                    stack.append((v, made))
+    return root
+
+
+# -- what the kernel could know, and finding it ---------------------------------------------
+
+#: A secret is found by any run of this many characters (whitespace collapsed) of a line.
+WINDOW = 16
+_B64 = re.compile(r"[A-Za-z0-9+/=_-]{12,}")
+_HEX = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
+
+
+def _squash(value: str) -> str:
+    return " ".join(value.split())
+
+
+def _windows(value: str) -> set[str]:
+    value = _squash(value)
+    return {value[i:i + WINDOW] for i in range(max(0, len(value) - WINDOW + 1))}
+
+
+class Secrets:
+    """What a kernel could have learnt while it was graded: the lines of the hidden record
+    parts sent to it (judges never enter it). :meth:`found` tells whether a kernel value
+    quotes one of them, in plain text or in a common encoding. Windows that the notebook
+    also shows in the open are not secret."""
+
+    def __init__(self, record_lines: Iterable[str], public: Iterable[str] = ()) -> None:
+        shown: set[str] = set()
+        for text_ in public:
+            shown |= _windows(text_)
+        self.windows = {w for ln in record_lines for w in _windows(ln)} - shown
+
+    def __bool__(self) -> bool:
+        return bool(self.windows)
+
+    def _plain(self, value: str) -> bool:
+        return bool(self.windows) and not self.windows.isdisjoint(_windows(value))
+
+    def found(self, value: str) -> bool:
+        """``value`` quotes a secret line as is, reversed, in ROT13, URL or backslash
+        escapes, base64 (either alphabet) or hex."""
+        if not self.windows:
+            return False
+        tries = [value, value[::-1], codecs.encode(value, "rot13"), urllib.parse.unquote(value)]
+        try:
+            tries.append(codecs.decode(value.encode("latin-1", "ignore"), "unicode_escape"))
+        except (UnicodeDecodeError, ValueError):
+            pass
+        for run in _B64.findall(value.replace("\n", "")):
+            for shift in range(4):
+                chunk = run[shift:]
+                chunk = chunk[:len(chunk) - len(chunk) % 4]
+                for decode in (base64.b64decode, base64.urlsafe_b64decode):
+                    try:
+                        tries.append(decode(chunk).decode("utf-8", "replace"))
+                    except (binascii.Error, ValueError):
+                        pass
+        for run in _HEX.findall(value):
+            tries.append(bytes.fromhex(run).decode("utf-8", "replace"))
+        return any(self._plain(t) for t in tries if isinstance(t, str))
+
+
+NO_SECRETS = Secrets(())
+
+
+def judge_message(message: Any, secrets: Secrets = NO_SECRETS) -> str:
+    """A judge's failure message as a student may read it: every kernel value in it (marked
+    by :func:`for_judge`) that quotes what the kernel saw of the hidden tests is replaced
+    by a note; if the message still quotes one, only the judge's own words are kept; one
+    line, at most :data:`MAX_MESSAGE` characters."""
+    raw = str(message)[:20 * MAX_MESSAGE]
+
+    def shown(match: re.Match[str]) -> str:
+        inner = match.group(1)
+        return "‹a value that quotes the hidden test›" if secrets.found(inner) else inner
+
+    spans = re.compile(f"{OPEN}([^{OPEN}{CLOSE}]*){CLOSE}")
+    kept = raw
+    while spans.search(kept):  # innermost first: a list of kernel strings nests spans
+        kept = spans.sub(shown, kept)
+    kept = kept.replace(OPEN, "").replace(CLOSE, "")
+    if secrets.found(kept):
+        words = re.sub(f"{OPEN}.*?{CLOSE}", "…", raw, flags=re.S)
+        kept = words.replace(OPEN, "").replace(CLOSE, "")
+        if secrets.found(kept):
+            kept = "a hidden check failed (its message quoted the hidden test and is not shown)"
+    return line(" ".join(kept.split()), MAX_MESSAGE)
+
+
+# -- errors the kernel reports for a test cell -----------------------------------------------
+
+
+def known_exception(name: Any) -> str:
+    """``name`` when it names an exception class the grader knows (Python's builtins, the
+    SDK's, the course's), else ""."""
+    if not isinstance(name, str) or not name.isidentifier():
+        return ""
+    if isinstance(getattr(builtins, name, None), type) and issubclass(
+            getattr(builtins, name), BaseException):
+        return name
+    return name if name in _library_exceptions() else ""
+
+
+_LIBRARY: set[str] | None = None
+
+
+def _library_exceptions() -> set[str]:
+    global _LIBRARY
+    if _LIBRARY is None:
+        import sys
+
+        import anthropic
+
+        names = {n for n in dir(anthropic) if isinstance(getattr(anthropic, n), type)
+                 and issubclass(getattr(anthropic, n), BaseException)}
+        for mname, mod in list(sys.modules.items()):
+            if mname.split(".")[0] == "course" and not mname.startswith("course.grading"):
+                for n, v in list(vars(mod).items()):
+                    if isinstance(v, type) and issubclass(v, BaseException) and \
+                            v.__module__ == mname:
+                        names.add(n)
+        _LIBRARY = names
+    return _LIBRARY
+
+
+def visible_messages(visible: str) -> list[tuple[list[str], str]]:
+    """The messages of the asserts and raises in a cell's visible checks, as (the message's
+    literal pieces, between which the kernel put values; the message with each value left
+    out as "…")."""
+    try:
+        tree = ast.parse(visible)
+    except SyntaxError:
+        return []
+    out = []
+    for node in ast.walk(tree):
+        msg = node.msg if isinstance(node, ast.Assert) else None
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+            msg = node.exc.args[0]
+        if isinstance(msg, ast.Constant) and isinstance(msg.value, str):
+            out.append(([msg.value], msg.value))
+        elif isinstance(msg, ast.JoinedStr):
+            pieces, words = [""], []
+            for part in msg.values:
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    pieces[-1] += part.value
+                    words.append(part.value)
+                else:
+                    pieces.append("")
+                    words.append("…")
+            out.append((pieces, "".join(words)))
+    return out
+
+
+def _fits(pieces: list[str], value: str) -> bool:
+    """``value`` is ``pieces`` joined with anything between them (leftmost matching of each
+    piece, which finds a match whenever one exists; linear, no backtracking)."""
+    if len(pieces) == 1:
+        return value == pieces[0]
+    first, *middle, last = pieces
+    if not value.startswith(first) or not value.endswith(last) or \
+            len(value) < len(first) + len(last):
+        return False
+    at, end = len(first), len(value) - len(last)
+    for piece in middle:
+        found = value.find(piece, at, end)
+        if found < 0:
+            return False
+        at = found + len(piece)
+    return True
+
+
+def error_verdict(ename: Any, evalue: Any, visible: list[tuple[list[str], str]]
+                  ) -> tuple[str, str]:
+    """What a student reads when the kernel reported an error in a test cell that it ran
+    with a hidden part: the exception's class name when the grader knows it (else "Error"),
+    and a message of grader-written words only: a visible check's own message (its values
+    left out) when the kernel's message is one, else a pointer to the visible checks."""
+    name = known_exception(ename)
+    text_ = evalue if isinstance(evalue, str) else ""
+    if name == "NotImplementedError":
+        return name, ("a function this test calls is not written yet (it still raises "
+                      "NotImplementedError)")
+    for pieces, words in visible:
+        if _fits(pieces, text_):
+            return name or "Error", line(words, MAX_MESSAGE)
+    if not name:
+        return "Error", ("your code raised an exception of its own class; run this "
+                         "notebook's visible checks (Validate) to see it")
+    return name, (f"your code or a visible check raised {name}; run this notebook's "
+                  "visible checks (Validate) to see its message")
+
+
+# -- what a worker hands the parent ------------------------------------------------------------
+
+
+def outcome(out: Any) -> Any:
+    """An :class:`.engine.Outcome` as the parent keeps it: its reason and review flags
+    passed through :func:`line` and :func:`flags` once more (a worker on a cluster is
+    another machine, and these texts started in a kernel)."""
+    out.error = line(out.error, 2_000) if out.error else ""
+    out.review = flags(out.review) if isinstance(out.review, list) else \
+        ["the worker sent review flags that are not a list"]
+    for name in ("student", "assignment", "notebook"):
+        setattr(out, name, line(getattr(out, name), 200))
+    return out
