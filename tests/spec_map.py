@@ -1,13 +1,14 @@
-"""For every graded cell, the sentence of the notebook's own spec that its tests rely on.
+"""For every graded cell, the sentences of the notebook's own spec that its tests rely on.
 
 Each graded cell's hidden tests may only check what a student can read in the notebook
 (the "You implement" block, a docstring, or the text around the cell). This map makes that
-reviewable: ``grade_id -> quoted spec sentence``, per assignment. ``test_spec_map.py``
+reviewable: ``grade_id -> quoted spec sentence`` (or a tuple of them, one per rule the
+cell checks), per assignment. ``test_spec_map.py``
 checks that every graded cell has an entry and that each sentence occurs in the released
 notebook, so a spec edit that drops a graded promise fails the suite.
 """
 
-SPEC: dict[str, dict[str, str]] = {
+SPEC: dict[str, dict[str, str | tuple[str, ...]]] = {
     "lab01_tool_loop": {
         "two_step_trace": "The first message is the goal as a user message.",
         "all_blocks_kept": "The next request must repeat all three blocks, unchanged, as the "
@@ -17,8 +18,9 @@ SPEC: dict[str, dict[str, str]] = {
                                         "the order of the calls.",
         "every_id_answered": "`None` becomes `\"\"`, anything else that is not a string "
                              "becomes `str(value)`.",
-        "tool_error_as_data": "A tool that raises is answered with `is_error: True` and the "
-                              "error's text as content; the loop goes on.",
+        "tool_error_as_data": ("A tool that raises is answered with `is_error: True` and the "
+                               "error's text as content; the loop goes on.",
+                               "mark only the results of tools that raised."),
         "max_tokens_fails_loudly": "**Raises** `RuntimeError` when a reply stops at "
                                    "`max_tokens`",
         "refusal_handled": "when `stop_reason == \"refusal\"`, return `\"refused: \"` "
@@ -57,12 +59,21 @@ SPEC: dict[str, dict[str, str]] = {
     "lab04_loop_detector": {
         "repeat_trips_on_fourth_call": "the same `(tool, args)` arrives for the "
                                        "`repeat + 1`-th time",
-        "cycle_caught_by_state_only": "the same `state` is seen for the `cycle + 1`-th time",
-        "stall_counts_from_best": "`progress=None` means \"not measured\": it neither resets "
-                                  "the stall count nor adds to it.",
-        "nudge_before_halt": "Each nudge adds 1 to `trips`; the step cap does not.",
-        "step_cap_halts_without_raising": "Once `halted`, every later `check` returns the "
-                                          "step-cap message again.",
+        "cycle_caught_by_state_only": ("the same `state` is seen for the `cycle + 1`-th time",
+                                       "a call that trips the identical-call signal does not "
+                                       "count toward the frozen world"),
+        "stall_counts_from_best": ("`progress=None` means \"not measured\": it neither resets "
+                                   "the stall count nor adds to it.",
+                                   "The first that trips returns its message, and the signals "
+                                   "after it do not see that call"),
+        "nudge_before_halt": ("Each nudge adds 1 to `trips`; the step cap does not.",
+                              "Only the step cap sets `halted`.",
+                              "after a second nudge `halted` is still False, and later calls "
+                              "go through the table as before"),
+        "step_cap_halts_without_raising": ("Once `halted`, every later `check` returns the "
+                                           "step-cap message again;",
+                                           "the step cap comes first, so such a call reaches "
+                                           "no other signal and leaves `trips` as it was."),
         "no_false_positive_on_progress": "The signals are checked in the table's order, "
                                          "step cap first.",
         "fingerprint_ignores_key_order": "Fingerprints of `args` and `state` must not depend "

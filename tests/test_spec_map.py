@@ -27,12 +27,14 @@ def graded_cells(nb: nbformat.NotebookNode) -> list[str]:
             and c.cell_type == "code"]
 
 
-def problems(assignment: str, nb: nbformat.NotebookNode, spec: dict[str, str]) -> list[str]:
+def problems(assignment: str, nb: nbformat.NotebookNode,
+             spec: dict[str, str | tuple[str, ...]]) -> list[str]:
     text = _flat("\n".join(c.source for c in nb.cells))
     out = [f"{assignment}: graded cell {gid!r} has no spec sentence in tests/spec_map.py"
            for gid in graded_cells(nb) if gid not in spec]
     out += [f"{assignment}: {gid!r} relies on a sentence the notebook does not contain: "
-            f"{sentence!r}" for gid, sentence in spec.items()
+            f"{sentence!r}" for gid, said in spec.items()
+            for sentence in ((said,) if isinstance(said, str) else said)
             if _flat(sentence) not in text]
     out += [f"{assignment}: {gid!r} is not a graded cell" for gid in spec
             if gid not in graded_cells(nb)]

@@ -549,12 +549,41 @@ except ValueError as err:
                          "Exception, not only KeyError") from None
 assert other == "It is 14C and raining in Paris.", (
     f"a tool raising ValueError must be handled like the KeyError; got {other!r}")
+
+
+def paris_down(name, args):
+    if args.get("city") == "Paris":
+        raise TimeoutError("weather service timed out for Paris")
+    return weather.dispatch(name, args)
+
+
+city = {"toolu_01WeatherParis0000A": "Paris", "toolu_01WeatherTokyo0000B": "Tokyo",
+        "toolu_01WeatherLima00000C": "Lima"}
+batch_api = weather.three_cities()
+weather.run(agent, weather.THREE_CITIES_GOAL, paris_down, batch_api)
+flags = {city.get(b["tool_use_id"]): b.get("is_error") is True
+         for b in weather.tool_results(batch_api.requests[1])}
+assert flags == {"Paris": True, "Tokyo": False, "Lima": False}, (
+    f"Paris's tool raised, Tokyo's and Lima's returned, and is_error went out as {flags}; "
+    "mark only the results of tools that raised: set the flag per call, not per turn")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
+
+def tokyo_down(name, args):
+    if args.get("city") == "Tokyo":
+        raise ConnectionError("Tokyo station offline")
+    return weather.dispatch(name, args)
+
+
+middle_api = weather.three_cities()
 rec = record(out=out, requests=api.requests,
              other=outcome(weather.run, agent, weather.GOAL, raises_value_error,
-                           weather.typo_then_fix()))
+                           weather.typo_then_fix()),
+             batch=batch_api.requests,
+             middle=outcome(weather.run, agent, weather.THREE_CITIES_GOAL, tokyo_down,
+                            middle_api),
+             middle_requests=middle_api.requests)
 ### JUDGE
 from course.hub import log_of
 from course.wire import block_text
@@ -572,6 +601,27 @@ assert fixed and fixed[-1].get("is_error") in (False, None), (
     "a tool that succeeded must not be marked is_error=True")
 assert rec["other"]["value"] == "It is 14C and raining in Paris.", (
     f"a tool raising ValueError must go back as an is_error result too; got {rec['other']}")
+city = {"toolu_01WeatherParis0000A": "Paris", "toolu_01WeatherTokyo0000B": "Tokyo",
+        "toolu_01WeatherLima00000C": "Lima"}
+for log, failed, error in [(rec["batch"], "Paris", "timed out for Paris"),
+                           (rec["middle_requests"], "Tokyo", "Tokyo station offline")]:
+    reqs = log_of(log)
+    assert len(reqs) > 1, f"{failed} raised: the other results and the error must go back"
+    results = {city.get(b.get("tool_use_id")): b for b in weather.tool_results(reqs[1])}
+    assert sorted(results, key=str) == ["Lima", "Paris", "Tokyo"], (
+        f"{failed} raised, and the ids answered were for {sorted(results, key=str)}; every "
+        "tool_use id gets a tool_result, also those after a tool that raised")
+    flags = {c: b.get("is_error") is True for c, b in results.items()}
+    assert flags == {c: c == failed for c in ("Paris", "Tokyo", "Lima")}, (
+        f"{failed}'s tool raised in a batch of three, and is_error went out as {flags}; mark "
+        "only the results of tools that raised")
+    said = {c: block_text(b.get("content")) for c, b in results.items()}
+    assert error in said[failed], (
+        f"{failed}'s failed result must carry the error's own text; got {said[failed]!r}")
+    assert all(said[c] == weather.WEATHER[c] for c in said if c != failed), (
+        f"{failed} raised: the tools that returned must send their own values; got {said}")
+assert rec["middle"]["raised"] is None, (
+    f"a batch where Tokyo's tool raised must end in an answer; got {rec['middle']}")
 ### END HIDDEN TESTS
 
 # %% id="max_tokens_fails_loudly" kind="tests" points=1

@@ -29,7 +29,12 @@
 # identical-call signal does not count toward the frozen world or the stall). Each nudge
 # adds 1 to `trips`; the step cap does not. `progress=None` means "not measured": it neither
 # resets the stall count nor adds to it. Once `halted`, every later `check` returns the
-# step-cap message again.
+# step-cap message again; the step cap comes first, so such a call reaches no other signal
+# and leaves `trips` as it was.
+#
+# Only the step cap sets `halted`. The harness ends a run on its second trip by reading
+# `trips`, so the guard itself keeps going: after a second nudge `halted` is still False,
+# and later calls go through the table as before (a third identical repeat is a third nudge).
 #
 # Words are matched without regard to case. Fingerprints of `args` and `state` must not
 # depend on the order of dictionary keys (at any depth), and values that JSON cannot encode
@@ -438,6 +443,15 @@ assert isinstance(_ab[2], str), (
     "fingerprint(state) and trip when the count exceeds cycle")
 assert "cycl" in _ab[2].lower(), (
     f"frozen world: the third step must trip as a cycle (the word 'cycling'), got {_ab[2]!r}")
+_g = LoopGuard()
+_after_repeat = [_g.check("get_order", {"id": "A-17"}, {"t": _i}) for _i in range(3)]
+_after_repeat += [_g.check(_t, {"id": "A-17"}, {"t": "x"})
+                  for _t in ("get_order", "list_orders", "get_refunds", "get_invoice")]
+_tripped = [v is not None for v in _after_repeat]
+assert _tripped[3:] == [True, False, False, True], (
+    "order: a call that trips the identical-call signal must not count toward the frozen "
+    "world; the 4th get_order (state x) tripped as a repeat, so state x was then seen only "
+    f"by the next three calls and trips on the third of them; got {_tripped}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -446,8 +460,12 @@ _moving = [_g.check(_t, {"path": "config.yaml"}, {"mtime": _i})
            for _i, _t in enumerate(("read_file", "write_file", "read_file"))]
 _g = LoopGuard(cycle=4)
 _polls = [_g.check(f"poll_{_i}", {}, {"queue": "empty"}) for _i in range(5)]
+_g = LoopGuard(repeat=2, cycle=1)
+_tight = [_g.check(_t, {}, _s) for _t, _s in
+          [("ping", {"s": 0}), ("ping", {"s": 1}), ("ping", {"s": "z"}), ("pong", {"s": "z"}),
+           ("peek", {"s": "z"})]]
 rec = record(first=LoopGuard().check("read_file", {"path": "a.txt"}, {"a.txt": 1}),
-             ab=_ab, moving=_moving, polls=_polls)
+             ab=_ab, moving=_moving, polls=_polls, after_repeat=_after_repeat, tight=_tight)
 ### JUDGE
 assert rec["first"] is None, "a first state can never be a cycle"
 ab = rec["ab"]
@@ -464,6 +482,17 @@ assert rec["moving"] == [None, None, None], (
 polls = [v is not None for v in rec["polls"]]
 assert polls == [False] * 4 + [True], (
     f"with cycle=4 the fifth identical state must be the first to trip, got {polls}")
+after = rec["after_repeat"]
+tripped = [v is not None for v in after]
+assert tripped[3:] == [True, False, False, True] and "cycl" in after[6].lower(), (
+    "a call that trips the identical-call signal must not count toward the frozen world: "
+    f"after a repeat trip in state x, the third later call in x trips as a cycle; got {after}")
+tight = rec["tight"]
+tripped = [v is not None for v in tight]
+assert tripped[2:] == [True, False, True] and "cycl" in tight[4].lower(), (
+    "with repeat=2, cycle=1: the third ping trips as a repeat and is not counted toward "
+    "state z, so pong (z seen once) passes and peek (z seen twice) trips as a cycle; got "
+    f"{tight}")
 ### END HIDDEN TESTS
 
 # %% id="stall_counts_from_best" kind="tests" points=2
@@ -486,6 +515,20 @@ _nn = [_g.check(f"n_{i}", {"i": i}, {"rev": i}, progress=p)
 assert _nn[:5] == [None] * 5 and isinstance(_nn[5], str), (
     "stall: progress=None neither resets nor adds to the stall count; with stall=1 the "
     f"second measured step without a gain trips, got {['trip' if v else None for v in _nn]}")
+def _flat_before_stall(guard, calls):
+    """How many checks returned None between the first reading and the stall nudge."""
+    out = [guard.check(_t, {}, _s, progress=p) for _t, _s, p in calls]
+    at = next((n for n, v in enumerate(out) if v and "progress" in v.lower()), None)
+    return None if at is None else out[1:at].count(None)
+
+
+_rp = _flat_before_stall(LoopGuard(), [("open", {"r": 0}, 5.0)]
+                         + [("sync", {"r": i}, 4.0) for i in range(1, 5)]
+                         + [(f"probe_{i}", {"r": 9 + i}, 4.0) for i in range(6)])
+assert _rp == 6, (
+    "order: a call that trips the identical-call signal must not count toward the stall; "
+    "sync runs 4 times after the best reading (the 4th is a repeat nudge), so "
+    f"exactly stall=6 checks return None before the stall nudge; got {_rp}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -497,8 +540,14 @@ _gap = [_g.check(f"probe_{i}", {"i": i}, {"rev": i}, progress=p)
 _g = LoopGuard()
 _inch = [_g.check(f"step_{i}", {"i": i}, {"rev": i}, progress=float(i // 7))
          for i in range(35)]
+_rp2 = _flat_before_stall(LoopGuard(repeat=2, stall=3), [("open", {"r": 0}, 5.0)]
+                          + [("sync", {"r": i}, 4.0) for i in range(1, 4)]
+                          + [(f"probe_{i}", {"r": 9 + i}, 4.0) for i in range(4)])
+_cy = _flat_before_stall(LoopGuard(stall=4), [("open", {"r": 0}, 5.0)]
+                         + [(f"poll_{i}", {"r": "frozen"}, 4.0) for i in range(3)]
+                         + [(f"probe_{i}", {"r": 9 + i}, 4.0) for i in range(4)])
 rec = record(first=LoopGuard().check("run_tests", {}, {"rev": 0}, progress=10.0),
-             flap=_fl, flat=_st, gap=_gap, inch=_inch)
+             flap=_fl, flat=_st, gap=_gap, inch=_inch, repeat_first=[_rp, _rp2], cycle_first=_cy)
 ### JUDGE
 assert rec["first"] is None, "a first progress reading can never be a stall"
 fl = rec["flap"]
@@ -520,6 +569,14 @@ assert gap[:10] == [None] * 10 and isinstance(gap[10], str), (
 assert len(rec["inch"]) == 35 and all(v is None for v in rec["inch"]), (
     "progress improved every 7th step (six flat steps in between) and the guard still "
     "tripped; any new best must reset the count")
+assert rec["repeat_first"] == [6, 3], (
+    "a call that trips the identical-call signal must not count toward the stall: exactly "
+    "`stall` untripped flat checks must pass before the stall nudge (stall=6, then stall=3 "
+    f"with repeat=2); got {rec['repeat_first']}")
+assert rec["cycle_first"] == 4, (
+    "a call that trips the frozen-world signal must not count toward the stall: with "
+    "stall=4 and three calls in one frozen state (one cycle nudge), exactly 4 untripped flat "
+    f"checks pass before the stall nudge; got {rec['cycle_first']}")
 ### END HIDDEN TESTS
 
 # %% id="nudge_before_halt" kind="tests" points=3
@@ -541,17 +598,29 @@ _next = _g.check("search_docs", {"q": "order A-17"}, {"tick": 99})
 assert _next is None and _g.halted is False, (
     f"nudge: after a nudge, a new call in a new state must get None and not halt, got "
     f"{_next!r} (halted {_g.halted!r})")
+_after_next = {"trips": _g.trips, "halted": _g.halted}
+_g = LoopGuard()
+_three = [_g.check("get_order", {"id": "A-17"}, {"tick": _i}) for _i in range(6)]
+_after_three = {"trips": _g.trips, "halted": _g.halted}
+_nudged = sum(v is not None for v in _three)
+assert _after_three == {"trips": _nudged, "halted": False} and isinstance(_three[5], str), (
+    "halted: only the step cap sets halted; 6 identical calls end in 3 nudges (calls 4, 5 "
+    f"and 6) and the last is a nudge too; got {_after_three}, last check {_three[5]!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 from course.worlds import loops as _loops
 
-_after_next = {"trips": _g.trips, "halted": _g.halted}
 _listening = _loops.run_guarded(LoopGuard(), listens=True)
 _g = LoopGuard()
 _deaf = _loops.run_guarded(_g, listens=False)
+_deaf_state = {"trips": _g.trips, "halted": _g.halted}
+_g = LoopGuard(repeat=1)
+_tight = [_g.check("ping", {}, {"tick": _i}) for _i in range(4)]
 rec = record(new_halted=LoopGuard().halted, said=_said, after_nudge=_after_nudge,
              next=_next, after_next=_after_next, listening=_listening,
-             deaf=_deaf, deaf_trips=_g.trips)
+             deaf=_deaf, deaf_trips=_deaf_state["trips"], deaf_halted=_deaf_state["halted"],
+             three=_three, after_three=_after_three, tight=_tight,
+             after_tight={"trips": _g.trips, "halted": _g.halted})
 ### JUDGE
 assert rec["new_halted"] is False, "a new guard must not start halted"
 assert isinstance(rec["said"], str), "ten identical calls never produced a nudge"
@@ -579,6 +648,21 @@ assert rep["outcome"] == "halted" and len(rep["nudges"]) == 1 and rec["deaf_trip
     f"outcome {rep['outcome']!r}, nudges {len(rep['nudges'])}, trips {rec['deaf_trips']}")
 assert rep["tool_calls"] <= 8, (
     f"the deaf model made {rep['tool_calls']} tool calls before the guard stopped it")
+assert rec["deaf_halted"] is False, (
+    "the harness halted the deaf run on its second trip, but the guard set halted itself; "
+    "only the step cap sets halted")
+three = [v is not None for v in rec["three"]]
+assert three[3:] == [True] * 3 and rec["after_three"] == {"trips": sum(three),
+                                                             "halted": False}, (
+    f"6 identical calls: calls 4 to 6 each nudge, trips counts them, halted False; got "
+    f"{three}, {rec['after_three']}")
+tight = rec["tight"]
+assert all(isinstance(v, str) for v in tight[1:]), (
+    f"with repeat=1 every identical call after the first is a nudge, also after the second "
+    f"trip; got {tight}")
+nudged = sum(v is not None for v in tight)
+assert rec["after_tight"] == {"trips": nudged, "halted": False}, (
+    f"{nudged} nudges and no step cap: trips {nudged}, halted False; got {rec['after_tight']}")
 ### END HIDDEN TESTS
 
 # %% id="step_cap_halts_without_raising" kind="tests" points=2
@@ -603,9 +687,21 @@ _again = _g.check("t3", {}, {"s": 3})
 assert isinstance(_again, str) and _again.strip() and _g.halted is True, (
     f"step cap: once halted, every later check returns the step-cap message again, "
     f"got {_again!r}")
+_g = LoopGuard(max_steps=3)
+_capped = [_g.check("get_order", {"id": "A-17"}, {"t": i}) for i in range(3)]
+_capped_trips = _g.trips
+_capped += [_g.check("get_order", {"id": "A-17"}, {"t": i}) for i in range(3, 6)]
+assert _g.halted is True and _g.trips == _capped_trips, (
+    "step cap first: with max_steps=3 the 4th identical call is past the cap, so it halts "
+    "before the identical-call signal sees it, and so does every later call: trips must "
+    f"stay {_capped_trips}, got halted {_g.halted!r}, trips {_g.trips}")
+assert all(isinstance(v, str) and v.strip() for v in _capped[3:]), (
+    f"step cap: calls 4 to 6 with max_steps=3 must each return the step-cap message, got "
+    f"{_capped[3:]}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
+_capped_state = [_g.halted, _g.trips - _capped_trips]
 _g = LoopGuard(max_steps=2)
 _within = [_g.check(f"t{i}", {}, {"s": i}) for i in range(2)]
 _small = {"within": _within, "halted_before": _g.halted,
@@ -617,8 +713,13 @@ _default = {"ok": _ok, "halted_before": _g.halted,
             "halted_after": _g.halted, "trips": _g.trips}
 _default["again"] = outcome(_g.check, "tool_41", {"i": 41}, {"step": 41})
 _default["halted_again"] = _g.halted
+_g = LoopGuard(max_steps=2)
+_frozen = [outcome(_g.check, _t, {}, {"s": 1}) for _t in ("open", "close")]
+_frozen_trips = _g.trips
+_frozen += [outcome(_g.check, _t, {}, {"s": 1}) for _t in ("open", "close")]
 rec = record(one=LoopGuard(max_steps=1).check("ping", {}, {"n": 0}), small=_small,
-             default=_default)
+             default=_default, capped=_capped, capped_state=_capped_state,
+             frozen=_frozen, frozen_state=[_g.halted, _g.trips - _frozen_trips])
 ### JUDGE
 assert rec["one"] is None, "the first of max_steps=1 calls is allowed"
 small = rec["small"]
@@ -647,6 +748,23 @@ assert d["again"]["raised"] is None, (
     f"check raised {d['again']['raised']['type']} after halted; it must never raise")
 assert d["halted_again"] and isinstance(again, str) and again.strip(), (
     f"after halted, check must return the step-cap message again, got {again!r}")
+capped = rec["capped"]
+assert len(capped) == 6 and all(isinstance(v, str) and v.strip() for v in capped[3:]), (
+    f"six identical calls with max_steps=3: calls 4 to 6 return the step cap, got {capped}")
+assert rec["capped_state"] == [True, 0], (
+    "the step cap is checked first: calls past max_steps=3 must halt without a nudge even "
+    "when they repeat a call; [halted, trips added from call 4 on] is "
+    f"{rec['capped_state']}, expected [True, 0]")
+frozen = rec["frozen"]
+assert all(f["raised"] is None for f in frozen), f"check raised: {frozen}"
+values = [f["value"] for f in frozen]
+assert all(isinstance(v, str) and v.strip() for v in values[2:]), (
+    f"four calls in one frozen state with max_steps=2: calls 3 and 4 return the step cap, "
+    f"got {values}")
+assert rec["frozen_state"] == [True, 0], (
+    "the step cap is checked first: a call past max_steps=2 in a frozen state halts without "
+    "a cycle nudge; [halted, trips added from call 3 on] is "
+    f"{rec['frozen_state']}, expected [True, 0]")
 ### END HIDDEN TESTS
 
 # %% id="no_false_positive_on_progress" kind="tests" points=2

@@ -230,11 +230,12 @@ MUTANTS += [
     ),
     Mutant(
         name="results_newest_first",
-        bug="tool results collected newest first, not in the order of the calls",
+        bug="tool results collected newest first, not in the order of the calls (every "
+            "cell that replays the three-city batch pins the order of its ids)",
         cell="agent",
         old='results.append({"type": "tool_result"',
         new='results.insert(0, {"type": "tool_result"',
-        loses={"parallel_results_one_message", "every_id_answered"},
+        loses={"parallel_results_one_message", "every_id_answered", "tool_error_as_data"},
     ),
     Mutant(
         name="is_error_leaks",
@@ -315,5 +316,40 @@ MUTANTS += [
         old='raise RuntimeError(f"step cap:',
         new='return (f"step cap:',
         loses={"step_cap"},
+    ),
+]
+
+# A flag of one result of a batch must not stick to the rest (issue 32).
+RESULT = ('results.append({"type": "tool_result", "tool_use_id": block.id,\n'
+          '                            "content": content, "is_error": failed})')
+MUTANTS += [
+    Mutant(
+        name="is_error_sticks_in_turn",
+        bug="issue 32: once one tool of a turn raises, every later result of that turn goes "
+            "back with is_error=True",
+        cell="agent",
+        old=SENT,
+        new='content = "" if out is None else str(out)',
+        patches=(("agent", "results = []", "results, failed = [], False"),),
+        loses={"tool_error_as_data"},
+    ),
+    Mutant(
+        name="whole_turn_marked_on_error",
+        bug="a turn where any tool raised has all its results marked is_error=True",
+        cell="agent",
+        old=ONE_MESSAGE,
+        new='if any(r["is_error"] for r in results):\n'
+            '            results = [dict(r, is_error=True) for r in results]\n'
+            "        " + ONE_MESSAGE,
+        loses={"tool_error_as_data"},
+    ),
+    Mutant(
+        name="error_ends_the_batch",
+        bug="the first tool that raises ends the turn's dispatch loop, so the calls after it "
+            "get no tool_result and the API answers 400",
+        cell="agent",
+        old=RESULT,
+        new=RESULT + "\n            if failed:\n                break",
+        loses={"tool_error_as_data"},
     ),
 ]

@@ -111,3 +111,92 @@ MUTANTS = [
         loses={"cycle_caught_by_state_only"},
     ),
 ]
+
+# Order of the signals, and the state after a trip or a halt (issue 32).
+CALL_COUNT = """        call_id = fingerprint([tool, args])
+        self.call_counts[call_id] += 1
+        seen = self.call_counts[call_id]
+"""
+STATE_COUNT = """        state_id = fingerprint(state)
+        self.state_counts[state_id] += 1
+        if self.state_counts[state_id] > self.cycle:"""
+PROGRESS = """        if progress is not None:
+            if self.best_progress is None or progress > self.best_progress:
+                self.best_progress = progress
+                self.steps_without_gain = 0
+            else:
+                self.steps_without_gain += 1
+                if self.steps_without_gain > self.stall:"""
+CAP_BLOCK = """if self.steps > self.max_steps:
+            self.halted = True
+            return (f"Step cap of {self.max_steps} tool calls reached, so this run stops "
+                    "here. Report what you found and what is still missing.")
+"""
+
+MUTANTS += [
+    Mutant(
+        name="counters_before_checks",
+        bug="issue 32: the call and state counters are both updated before either is checked, "
+            "so a call that trips the identical-call signal still counts toward the frozen "
+            "world",
+        cell="loop_guard",
+        old=CALL_COUNT,
+        new=CALL_COUNT + "        state_id = fingerprint(state)\n"
+                         "        self.state_counts[state_id] += 1\n",
+        patches=(("loop_guard", STATE_COUNT,
+                  "        if self.state_counts[state_id] > self.cycle:"),),
+        loses={"cycle_caught_by_state_only"},
+    ),
+    Mutant(
+        name="progress_before_checks",
+        bug="the stall bookkeeping done before the identical-call and frozen-world checks, so "
+            "a call that trips one of them still counts as a step without a gain",
+        cell="loop_guard",
+        old=CALL_COUNT,
+        new="""        if progress is not None:
+            if self.best_progress is None or progress > self.best_progress:
+                self.best_progress = progress
+                self.steps_without_gain = 0
+            else:
+                self.steps_without_gain += 1
+""" + CALL_COUNT,
+        patches=(("loop_guard", PROGRESS,
+                  "        if progress is not None and self.steps_without_gain > self.stall:"),),
+        loses={"stall_counts_from_best"},
+    ),
+    Mutant(
+        name="step_cap_checked_last",
+        bug="the step cap checked after the three signals instead of first, so a call past "
+            "the cap that also repeats a call is answered with a nudge and does not halt",
+        cell="loop_guard",
+        old=CAP_BLOCK,
+        new="",
+        patches=(("loop_guard", "        return None",
+                  "        if self.steps > self.max_steps:\n"
+                  "            self.halted = True\n"
+                  '            return "Step cap reached: this run stops here."\n'
+                  "        return None"),),
+        loses={"step_cap_halts_without_raising"},
+    ),
+    Mutant(
+        name="halted_on_second_nudge",
+        bug="issue 32: the second nudge sets halted, though only the step cap does (the "
+            "harness ends the run by reading trips)",
+        cell="loop_guard",
+        old="self.trips += 1",
+        new="self.trips += 1\n            self.halted = self.trips > 1",
+        loses={"nudge_before_halt"},
+    ),
+    Mutant(
+        name="silent_after_second_nudge",
+        bug="issue 32: the guard sets halted on its second nudge and returns None from every "
+            "later check",
+        cell="loop_guard",
+        old="self.trips += 1",
+        new="self.trips += 1\n            self.halted = self.halted or self.trips == 2",
+        patches=(("loop_guard", "\n        def nudge(text):",
+                  "\n        if self.halted:\n            return None\n\n"
+                  "        def nudge(text):"),),
+        loses={"nudge_before_halt"},
+    ),
+]
