@@ -44,6 +44,11 @@ MAX_NOTEBOOK_OUTPUT = 5_000_000
 #: a larger one before it is read into the grader's memory (a record is at most
 #: :data:`.judge.MAX_RECORD_CHARS`, all outputs together :data:`MAX_NOTEBOOK_OUTPUT`).
 MAX_KERNEL_MESSAGE = 16 * 1024**2
+#: How long the grader waits to hand the kernel a message before it gives the kernel up.
+SEND_TIMEOUT = 10.0
+_SILENCED = ("the kernel stopped taking the grader's messages (the grader drops a message "
+             f"over {MAX_KERNEL_MESSAGE // 1024**2} MiB from a kernel, and its connection "
+             "with it)")
 
 
 @dataclass
@@ -193,8 +198,9 @@ _SECRETS: dict[int, boundary.Secrets] = {}
 
 def secrets_of(source: NotebookNode) -> boundary.Secrets:
     """What a kernel learns of ``source``'s hidden tests while it is graded: the lines of
-    their record parts (judges and solutions never enter it); all else the notebook holds
-    (its text, visible checks, judges) is public or grader-written."""
+    their record parts (judges and solutions never enter it). A run of them that a judge
+    also holds is the grader's own words. Runs the notebook shows elsewhere stay secret:
+    pieces that are each public can still, joined, say what a hidden line does."""
     key = hash(nbformat.writes(source))
     if key not in _SECRETS:
         record, public = [], []
@@ -202,9 +208,7 @@ def secrets_of(source: NotebookNode) -> boundary.Secrets:
             if is_test(cell):
                 parts = test_parts(cell.source, f"cell {n}")
                 record += parts.record.splitlines()
-                public += [parts.judge, _visible(cell.source)]
-            else:
-                public.append(cell.source)
+                public.append(parts.judge)
         _SECRETS.clear()
         _SECRETS[key] = boundary.Secrets(record, public)
     return _SECRETS[key]
@@ -296,8 +300,13 @@ class GradingClient(NotebookClient):
     async def _silent(self, code: str, expressions: dict[str, str] | None = None
                       ) -> dict[str, Any] | None:
         assert self.kc is not None
-        msg_id = self.kc.execute(code, silent=True, store_history=False,
-                                 user_expressions=expressions or {})
+        import zmq
+
+        try:
+            msg_id = self.kc.execute(code, silent=True, store_history=False,
+                                     user_expressions=expressions or {})
+        except zmq.ZMQError:
+            raise GradeFailure(f"{_SILENCED}, in {self._current}") from None
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
@@ -349,6 +358,9 @@ class GradingClient(NotebookClient):
 
         self._context = zmq.asyncio.Context()
         self._context.setsockopt(zmq.MAXMSGSIZE, MAX_KERNEL_MESSAGE)
+        # A connection dropped for an oversized message does not come back, and a send to
+        # no peer would block this process for good: it gives up after SEND_TIMEOUT.
+        self._context.setsockopt(zmq.SNDTIMEO, int(SEND_TIMEOUT * 1000))
         make = self.km.client
         self.km.client = lambda **kw: make(context=self._context, **kw)
 
@@ -406,8 +418,12 @@ class GradingClient(NotebookClient):
                 self.review.append(what)
 
     async def _execute(self, cell: NotebookNode, index: int) -> NotebookNode:
+        import zmq
+
         try:
             return await self.async_execute_cell(cell, index)
+        except zmq.ZMQError:
+            raise GradeFailure(f"{_SILENCED}, in {self._current}") from None
         except DeadKernelError:
             code = self._exit_code()
             raise GradeFailure(f"kernel died in {self._current} (exit code {code})"

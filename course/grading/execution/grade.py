@@ -164,7 +164,9 @@ class _Merger:
                                 error="; ".join(notes) or ("" if outs else "no notebook"),
                                 seconds=sum(o.seconds for o in outs),
                                 review=[r for o in outs for r in o.review],
-                                sandboxed=self.sandbox))
+                                sandboxed=self.sandbox,
+                                worker_peak_mib=max((o.worker_peak_mib for o in outs),
+                                                    default=0.0)))
         return out
 
 

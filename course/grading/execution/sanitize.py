@@ -75,6 +75,8 @@ def sanitize(nb: NotebookNode, first_record: int | None) -> NotebookNode:
     cells = []
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "code":
+            count = cell.get("execution_count")  # the kernel's number: an int, or none
+            cell.execution_count = count if type(count) is int and 0 <= count < 10**6 else None
             if not _is_test(cell):
                 late = first_record is not None and index >= first_record
                 cell.outputs = [] if late else _plain_outputs(cell.get("outputs", []))

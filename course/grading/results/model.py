@@ -36,6 +36,8 @@ class GradeRun:
     seconds: float = 0.0
     review: list[str] = field(default_factory=list)
     sandboxed: bool = True
+    #: the peak resident memory of the grader's worker process that graded it, in MiB
+    worker_peak_mib: float = 0.0
 
 
 @dataclass
@@ -329,11 +331,15 @@ def needs_review(course_dir: Path) -> dict[str, list[str]]:
 
 
 def save_reviews(course_dir: Path, reviews: dict[str, list[str]]) -> None:
-    """Write the review flags atomically (the file goes when none is left)."""
+    """Write the review flags atomically (the file goes when none is left). The flags came
+    from a kernel: they pass :func:`.boundary.flags` once more on the way to the file."""
+    from ..execution.boundary import flags, line
+
     path = course_dir / REVIEWS_FILE
     if reviews:
-        write_atomically(path, json.dumps(reviews, indent=1, sort_keys=True,
-                                          ensure_ascii=True))
+        clean = {line(k): flags(v) for k, v in reviews.items()}
+        write_atomically(path, json.dumps(clean, indent=1, sort_keys=True,
+                                          ensure_ascii=False))
     elif path.exists():
         path.unlink()
 
