@@ -1,7 +1,8 @@
 """Stand-ins for ``engine.grade_job`` that the pool tests run in worker processes (they must
 be importable by name there). A job's ``files`` say how to behave: ``b"ok"`` grades
 at once; ``b"slow"`` grades after a short while; ``b"die"`` kills its worker process every
-time; ``b"die once"`` kills it only the first time (a marker file remembers)."""
+time; ``b"die once"`` kills it only the first time (a marker file remembers);
+``b"die mounted"`` dies holding a sandboxed scratch folder's mounts."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ from course.grading.execution.engine import Job, Outcome
 
 def fake_grade(job: Job) -> Outcome:
     how = job.files["how"]
+    if how == b"die mounted":  # killed mid-grade, holding its scratch tmpfs mounts
+        from course.grading.execution.sandbox import new_scratch
+
+        new_scratch({}, sandboxed=True)
+        os._exit(9)
     if how == b"die" or (how == b"die once" and _first_time(Path(job.source))):
         os._exit(9)
     if how == b"slow":

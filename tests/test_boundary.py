@@ -309,3 +309,26 @@ def test_an_outcome_from_a_worker_passes_the_boundary_again():
     _json_strict([out.error, out.review])
     assert "\x1b" not in out.error and len(out.error) < 2100
     assert len(out.review) == boundary.MAX_FLAGS + 1
+
+
+@pytest.mark.slow  # mounts tmpfs (root) and starts worker processes
+def test_the_parent_removes_a_dead_workers_mounts(tmp_path):
+    import os
+    import tempfile
+
+    from course.grading.execution import pool, sandbox
+
+    from .pool_jobs import fake_grade
+
+    def ours() -> set[str]:
+        tmp = os.path.realpath(tempfile.gettempdir())
+        return {mp for mp in sandbox._mountpoints()
+                if os.path.dirname(mp) == tmp and sandbox._STALE.match(os.path.basename(mp))}
+
+    before = ours()
+    jobs = [engine.Job(f"s{n}", "lab", "nb", {"how": b"die mounted" if n == 0 else b"ok"},
+                       str(tmp_path / "marker")) for n in range(3)]
+    outs = pool.run_local(jobs, 2, fn=fake_grade)
+    assert not outs[0].ok and "crashed" in outs[0].error
+    assert all(o.ok for o in outs[1:])
+    assert ours() <= before, ours() - before

@@ -140,6 +140,11 @@ def run_local(jobs: Sequence[Job], workers: int,
         for i, out in zip(sorted(broken), threads.map(alone, sorted(broken)), strict=True):
             results[i] = out
             on_done(out)
+    if broken and any(job.sandboxed for job in jobs):
+        # a worker killed mid-grade left its scratch mounts and cgroup: remove them
+        from .sandbox import sweep_stale
+
+        sweep_stale()
     return [results[i] for i in range(len(jobs))]
 
 
@@ -194,9 +199,4 @@ def run(jobs: Sequence[Job], workers: int, scheduler: str | None = None,
     finally:
         if bar:
             bar.close()
-        if not scheduler and any(job.sandboxed for job in jobs):
-            # a worker killed mid-grade left its scratch mounts and cgroup: remove them
-            from .sandbox import sweep_stale
-
-            sweep_stale()
 
