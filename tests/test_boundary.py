@@ -95,17 +95,22 @@ def test_record_caps():
         boundary.check_record({"r": refs})
 
 
-def test_a_judge_reads_kernel_values_as_plain_values_with_short_reprs():
-    rec = boundary.for_judge({"out": "y" * 10_000, "calls": [["get", {"city": "P"}]] * 5000})
-    assert rec["out"] == "y" * 10_000 and isinstance(rec["out"], str)
-    assert rec["calls"][0] == ["get", {"city": "P"}] and len(rec["calls"]) == 5000
-    assert json.loads(json.dumps(rec))["out"] == "y" * 10_000
-    message = f"got {rec['out']!r}, calls {rec['calls']}, keys {list(rec)}"
-    assert len(message) < 700
-    assert boundary.OPEN in message
+def test_a_judges_messages_show_values_short_and_its_comparisons_see_them_whole():
+    rec = {"out": "y" * 10_000, "calls": [["get", {"city": "P"}]] * 5000}
+    whole = ("assert len(rec['out']) == 10_000 and str(rec['calls']) == str("
+             "[['get', {'city': 'P'}]] * 5000), 'the values reach the judge whole'\n")
+    judge.run(whole, rec, "g")
+    with pytest.raises(judge.JudgeFailed) as failed:
+        judge.run(whole + "assert False, f\"got {rec['out']!r}, calls {rec['calls']}, "
+                  "first {rec['calls'][0][1]['city']}\"", rec, "g")
+    message = str(failed.value)
+    assert boundary.OPEN in message and len(message) < 400
     shown = boundary.judge_message(message)
     assert boundary.OPEN not in shown and boundary.CLOSE not in shown
-    assert shown.startswith("got 'yyyy") and "(+9,920)" in shown
+    assert shown.startswith("got 'yyyy") and "(+9,920)" in shown and shown.endswith("first P")
+    with pytest.raises(judge.JudgeFailed) as failed:  # a raise in a judge is rewritten too
+        judge.run("raise AssertionError(f'got {rec[\"out\"]}')", rec, "g")
+    assert len(str(failed.value)) < 120
 
 
 SECRETS = boundary.Secrets([HIDDEN], public=["weather.run(agent, weather.GOAL, calls, api)"])
@@ -120,23 +125,20 @@ SECRETS = boundary.Secrets([HIDDEN], public=["weather.run(agent, weather.GOAL, c
 def test_a_kernel_value_that_quotes_a_record_line_is_not_shown(encode):
     leak = encode(HIDDEN[10:60])
     assert SECRETS.found(leak)
-    rec = boundary.for_judge({"out": leak})
-    shown = boundary.judge_message(f"final answer wrong; got {rec['out']!r}", SECRETS)
+    message = f"final answer wrong; got {boundary.shown(leak, ord('r'))}"
+    shown = boundary.judge_message(message, SECRETS)
     assert leak[:20] not in shown and "quotes the hidden test" in shown
     assert shown.startswith("final answer wrong; got")
+    unmarked = boundary.judge_message(f"final answer wrong; got {leak} (see above)", SECRETS)
+    assert leak[:20] not in unmarked and "‹…›" in unmarked, unmarked
+    assert unmarked.startswith("final answer wrong; got") and unmarked.endswith("(see above)")
 
 
 def test_public_text_and_short_values_are_no_secret():
     assert not SECRETS.found("weather.run(agent, weather.GOAL, calls, api)")
     assert not SECRETS.found("It is 14C and raining in Paris.")
-    rec = boundary.for_judge({"out": "It is 14C"})
-    assert boundary.judge_message(f"got {rec['out']!r}", SECRETS) == "got 'It is 14C'"
-
-
-def test_a_message_that_quotes_a_secret_outside_a_marked_value_keeps_the_judges_words():
-    rec = boundary.for_judge({"out": "x"})
-    shown = boundary.judge_message(f"got {rec['out']!r}; {HIDDEN.upper().lower()}", SECRETS)
-    assert "GOAL_TOKYO" not in shown.upper() or "not shown" in shown
+    assert boundary.judge_message(f"got {boundary.shown('It is 14C', ord('r'))}", SECRETS) \
+        == "got 'It is 14C'"
 
 
 # -- errors the kernel reports ----------------------------------------------------------------

@@ -14,11 +14,11 @@ grader keeps it, compares it, prints it or writes it:
 * :func:`check_record`: a record's shape, walked once without recursion: nesting at most
   :data:`MAX_DEPTH`, at most :data:`MAX_NODES` values and :data:`MAX_REFS` references to
   served logs; a record past a cap fails its cell with :class:`Refused`'s reason;
-* :func:`for_judge`: the record as the judge reads it, every string and container a
-  subclass whose ``repr`` is short and marked as the kernel's (:data:`OPEN` ... :data:`CLOSE`),
-  so a judge's failure message never carries a kernel value whole;
+* :func:`shown`: how a judge's failure message shows a value (``.judge`` rewrites the
+  judge's messages to call it): short and marked (:data:`OPEN` ... :data:`CLOSE`), so no
+  message carries a record whole, while what a judge compares is the plain value;
 * :func:`judge_message` and :func:`error_verdict`: the only text of a hidden cell that
-  reaches a student, from grader-written words alone (see their docstrings);
+  reaches a student, from grader-written words and short values (see their docstrings);
 * :class:`Secrets`: what the kernel could have learnt while graded (the record parts of the
   hidden tests, sent to it with each cell), to find in a kernel value in plain text or a
   common encoding.
@@ -163,17 +163,36 @@ def check_record(record: Any) -> None:
             raise Refused(f"the cell's record holds a {type(value).__name__}, not JSON")
 
 
-def _short(value: Any) -> str:
-    """A short, marked ``repr`` of a kernel value (see :func:`for_judge`)."""
-    return OPEN + _brief(value, SHOW) + CLOSE
+def shown(value: Any, conversion: int = -1) -> str:
+    """How a judge's message shows a value (``conversion`` as in an f-string: -1 or
+    ``ord("s")`` for str, ``ord("r")`` for repr, ``ord("a")`` for ascii): at most about
+    :data:`SHOW` characters, built without making the whole text first, and marked
+    (:data:`OPEN` ... :data:`CLOSE`) as text that may have come from the kernel."""
+    if conversion in (-1, ord("s")) and isinstance(value, str):
+        text_ = value[:SHOW] + (f"…(+{len(value) - SHOW:,})" if len(value) > SHOW else "")
+    elif conversion in (-1, ord("s")) and not isinstance(value, list | dict | tuple):
+        text_ = _brief_other(value, str)
+    else:
+        text_ = _brief(value, SHOW)
+        if conversion == ord("a"):
+            text_ = text_.encode("ascii", "backslashreplace").decode("ascii")
+    return OPEN + text_.replace(OPEN, "").replace(CLOSE, "") + CLOSE
+
+
+def _brief_other(value: Any, how: Any) -> str:
+    try:
+        text_ = how(value)
+    except Exception as exc:  # noqa: BLE001 - a value whose str or repr raises
+        return f"<{type(value).__name__} that cannot be shown: {type(exc).__name__}>"
+    return text_ if len(text_) <= SHOW else text_[:SHOW] + "…"
 
 
 def _brief(value: Any, room: int) -> str:
     """At most about ``room`` characters of ``repr(value)``, containers included."""
     if isinstance(value, str):
-        shown = str.__repr__(str(value[:room]))
-        return shown if len(value) <= room else shown + f"…(+{len(value) - room:,})"
-    if isinstance(value, list | dict):
+        shown_ = str.__repr__(str(value[:room]))
+        return shown_ if len(value) <= room else shown_ + f"…(+{len(value) - room:,})"
+    if isinstance(value, list | tuple | dict):
         items = list(value.items()) if isinstance(value, dict) else list(value[:room])
         parts: list[str] = []
         used = 2
@@ -188,69 +207,10 @@ def _brief(value: Any, room: int) -> str:
             parts.append(piece)
             used += len(piece) + 2
         body = ", ".join(parts)
-        return "{" + body + "}" if isinstance(value, dict) else "[" + body + "]"
-    shown = repr(value)
-    return shown if len(shown) <= room else shown[:room] + "…"
-
-
-class KernelStr(str):
-    """A string from the kernel, as a judge reads it: equal to the plain string, but its
-    ``repr`` is short and marked."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return _short(self)
-
-
-class KernelList(list):
-    """A list from the kernel, as a judge reads it (see :class:`KernelStr`)."""
-
-    def __repr__(self) -> str:
-        return _short(self)
-
-
-class KernelDict(dict):
-    """A dict from the kernel, as a judge reads it (see :class:`KernelStr`)."""
-
-    def __repr__(self) -> str:
-        return _short(self)
-
-
-def for_judge(value: Any, list_type: type[list] = KernelList,
-              keep: type | tuple[type, ...] = ()) -> Any:
-    """A checked record (or a served log) with every string, list and dict made a
-    :class:`KernelStr`, ``list_type`` (the outermost list) or :class:`KernelList`, or
-    :class:`KernelDict`, built iteratively; values of a ``keep`` type stay as they are."""
-    def make(v: Any) -> Any:
-        if keep and isinstance(v, keep):
-            return v
-        if isinstance(v, str):
-            return KernelStr(v)
-        if isinstance(v, dict):
-            return KernelDict()
-        if isinstance(v, list):
-            return KernelList()
-        return v
-
-    root = make(value)
-    if isinstance(root, KernelList) and list_type is not KernelList:
-        root = list_type()
-    stack = [(value, root)] if root is not value else []
-    while stack:
-        src, dst = stack.pop()
-        if isinstance(src, dict):
-            for k, v in src.items():
-                dst[KernelStr(k)] = made = make(v)
-                if made is not v and isinstance(v, dict | list):
-                    stack.append((v, made))
-        elif isinstance(src, list):
-            for v in src:
-                made = make(v)
-                dst.append(made)
-                if made is not v and isinstance(v, dict | list):
-                    stack.append((v, made))
-    return root
+        if isinstance(value, dict):
+            return "{" + body + "}"
+        return "(" + body + ")" if isinstance(value, tuple) else "[" + body + "]"
+    return _brief_other(value, repr)[:room + 1]
 
 
 # -- what the kernel could know, and finding it ---------------------------------------------
@@ -259,6 +219,9 @@ def for_judge(value: Any, list_type: type[list] = KernelList,
 WINDOW = 16
 _B64 = re.compile(r"[A-Za-z0-9+/=_-]{12,}")
 _HEX = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
+_ESCAPES = re.compile(r"(?:%[0-9a-fA-F]{2}|\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[ntr]))"
+                      r"(?:[^\s%\\]{0,3}(?:%[0-9a-fA-F]{2}|\\(?:x[0-9a-fA-F]{2}|"
+                      r"u[0-9a-fA-F]{4}|[ntr])))*")
 
 
 def _squash(value: str) -> str:
@@ -311,32 +274,57 @@ class Secrets:
             tries.append(bytes.fromhex(run).decode("utf-8", "replace"))
         return any(self._plain(t) for t in tries if isinstance(t, str))
 
+    def redact(self, value: str) -> str:
+        """``value`` with every run that quotes a secret (:meth:`found`) replaced by
+        "‹…›": runs of plain, reversed or ROT13 text window by window, and encoded runs
+        (base64, hex, URL or backslash escapes) whole."""
+        if not self.windows:
+            return value
+        value = _squash(value)
+        hit = [False] * len(value)
+        for form, back in ((value, False), (value[::-1], True),
+                           (codecs.encode(value, "rot13"), False)):
+            for i in range(max(0, len(form) - WINDOW + 1)):
+                if form[i:i + WINDOW] in self.windows:
+                    lo, hi = (len(value) - i - WINDOW, len(value) - i) if back else \
+                        (i, i + WINDOW)
+                    hit[lo:hi] = [True] * (hi - lo)
+        for pattern in (_B64, _HEX, _ESCAPES):
+            for match in pattern.finditer(value):
+                if self.found(match.group(0)):
+                    hit[match.start():match.end()] = [True] * (match.end() - match.start())
+        out, i = [], 0
+        while i < len(value):
+            if hit[i]:
+                while i < len(value) and hit[i]:
+                    i += 1
+                out.append("‹…›")
+            else:
+                out.append(value[i])
+                i += 1
+        return "".join(out)
+
 
 NO_SECRETS = Secrets(())
 
 
 def judge_message(message: Any, secrets: Secrets = NO_SECRETS) -> str:
-    """A judge's failure message as a student may read it: every kernel value in it (marked
-    by :func:`for_judge`) that quotes what the kernel saw of the hidden tests is replaced
-    by a note; if the message still quotes one, only the judge's own words are kept; one
-    line, at most :data:`MAX_MESSAGE` characters."""
-    raw = str(message)[:20 * MAX_MESSAGE]
+    """A judge's failure message as a student may read it, one line of at most
+    :data:`MAX_MESSAGE` characters: each value it shows (marked by :func:`shown`) that
+    quotes what the kernel saw of the hidden tests becomes a note, and so does any other
+    run of the message that quotes it (:meth:`Secrets.redact`)."""
+    raw = " ".join(str(message)[:20 * MAX_MESSAGE].split())
 
-    def shown(match: re.Match[str]) -> str:
+    def one(match: re.Match[str]) -> str:
         inner = match.group(1)
         return "‹a value that quotes the hidden test›" if secrets.found(inner) else inner
 
     spans = re.compile(f"{OPEN}([^{OPEN}{CLOSE}]*){CLOSE}")
     kept = raw
-    while spans.search(kept):  # innermost first: a list of kernel strings nests spans
-        kept = spans.sub(shown, kept)
-    kept = kept.replace(OPEN, "").replace(CLOSE, "")
-    if secrets.found(kept):
-        words = re.sub(f"{OPEN}.*?{CLOSE}", "…", raw, flags=re.S)
-        kept = words.replace(OPEN, "").replace(CLOSE, "")
-        if secrets.found(kept):
-            kept = "a hidden check failed (its message quoted the hidden test and is not shown)"
-    return line(" ".join(kept.split()), MAX_MESSAGE)
+    while spans.search(kept):  # innermost first, should a shown value hold another
+        kept = spans.sub(one, kept)
+    kept = secrets.redact(kept.replace(OPEN, "").replace(CLOSE, ""))
+    return line(kept, MAX_MESSAGE)
 
 
 # -- errors the kernel reports for a test cell -----------------------------------------------

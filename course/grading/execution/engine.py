@@ -495,7 +495,7 @@ class GradingClient(NotebookClient):
         except served.HubError as exc:
             return fail("GradingError", boundary.line(exc, boundary.MAX_MESSAGE))
         try:
-            judge.run(parts.judge, boundary.for_judge(record, keep=served.ServedLog), gid)
+            judge.run(parts.judge, record, gid)
         except judge.JudgeFailed as exc:
             return fail("AssertionError", boundary.judge_message(exc, self.secrets))
         return CellVerdict(gid, True)

@@ -201,7 +201,7 @@ class Hub:
                                            f"{boundary.line(repr(n), 40)}, which this cell "
                                            "did not build through the grader")
                     if n not in logs:
-                        logs[n] = boundary.for_judge(list(self.fakes[n].requests), Log)
+                        logs[n] = Log(self.fakes[n].requests)
                     return logs[n]
                 return {k: one(v) for k, v in value.items()}
             if isinstance(value, list):
@@ -213,10 +213,11 @@ class Hub:
 
 class Log(hub.ServedLog):
     """A served log as a judge reads it: its contents are the kernel's requests, so its
-    ``repr`` is short and marked, as every kernel value's is (:mod:`.boundary`)."""
+    ``repr`` is short and marked, as a judge's messages show every value
+    (:func:`.boundary.shown`)."""
 
     def __repr__(self) -> str:
-        return boundary.KernelList.__repr__(self)
+        return boundary.shown(self, ord("r"))
 
 
 # -- what a served factory may be called with ------------------------------------------------

@@ -127,14 +127,54 @@ def _deadline(seconds: float):
     return trace
 
 
+#: The name under which a judge's messages show a value (see :class:`_ShownValues`).
+SHOW_NAME = "__shown__"
+
+
+class _ShownValues(ast.NodeTransformer):
+    """Every value an assert's message (or a raised exception's first argument) formats in
+    an f-string is shown through :func:`.boundary.shown`: cut short and marked, so what a
+    record holds never reaches a message whole. Only messages change; what a judge
+    compares is untouched."""
+
+    def visit_Assert(self, node: ast.Assert) -> ast.AST:
+        self.generic_visit(node)
+        if node.msg is not None:
+            node.msg = self._message(node.msg)
+        return node
+
+    def visit_Raise(self, node: ast.Raise) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.exc, ast.Call) and node.exc.args:
+            node.exc.args[0] = self._message(node.exc.args[0])
+        return node
+
+    def _message(self, msg: ast.expr) -> ast.expr:
+        for part in ast.walk(msg):
+            if isinstance(part, ast.FormattedValue) and part.format_spec is None:
+                part.value = ast.Call(ast.Name(SHOW_NAME, ast.Load()),
+                                      [part.value, ast.Constant(part.conversion)], [])
+                part.conversion = -1
+        return msg
+
+
+def compile_judge(judge: str, where: str) -> Any:
+    """The judge's code, with its messages' values shown short (:class:`_ShownValues`)."""
+    tree = _ShownValues().visit(ast.parse(judge, f"<judge {where}>"))
+    return compile(ast.fix_missing_locations(tree), f"<judge {where}>", "exec")
+
+
 def run(judge: str, rec: Any, where: str, seconds: float = JUDGE_SECONDS) -> None:
     """Run ``judge`` on ``rec`` for at most ``seconds``; raises :class:`JudgeFailed` with
     the student's message (the caller passes it through :func:`.boundary.judge_message`)."""
-    code = compile(judge, f"<judge {where}>", "exec")
+    from .boundary import shown
+
+    code = compile_judge(judge, where)
     previous = sys.gettrace()
     sys.settrace(_deadline(seconds))
     try:
-        exec(code, {"__builtins__": builtins, "__name__": "__judge__", RECORD_NAME: rec})
+        exec(code, {"__builtins__": builtins, "__name__": "__judge__", RECORD_NAME: rec,
+                    SHOW_NAME: shown})
     except _OutOfTime:
         raise JudgeFailed(f"the hidden check ran past its {seconds:g} s on what the cell "
                           "recorded (are its results very large?)") from None
