@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import nbformat
 import pytest
@@ -253,6 +254,41 @@ def test_sanitize_keeps_plain_text_before_the_first_record_and_nothing_after():
     assert nb.cells[1].outputs == []
     assert "<script" not in nb.cells[2].source and "javascript:" not in nb.cells[2].source
     assert nb.cells[3].cell_type == "markdown" and nb.cells[3].source.startswith("&lt;script")
+
+
+def _rendered_text(markdown: str) -> tuple[str, str]:
+    """``markdown`` through nbconvert's renderer: the HTML, and the text a reader sees."""
+    import html as _html
+
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    page = markdown2html_mistune(markdown)
+    return page, _html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_plain_markdown_escapes_once_so_code_reads_as_written():
+    """Issue 28: ``"spent": <this call's cost>`` in a code span read ``&lt;this call's cost>``
+    on every feedback page, because a code span shows an escape as written."""
+    prose = ('the node returns `{"spent": <this call\'s cost>}`, keyed by `<id>`; '
+             "stop when a <= b & c\n\n```python\nif spent <= limit:\n    return '<ok>'\n```\n")
+    page, seen = _rendered_text(sanitize.plain_markdown(prose))
+    assert "&lt;" not in seen and "&amp;" not in seen, seen
+    for words in ('{"spent": <this call\'s cost>}', "<id>", "when a <= b & c",
+                  "if spent <= limit:\n    return '<ok>'"):
+        assert words in seen, (words, seen)
+
+
+@pytest.mark.parametrize("hostile", [
+    "`</code><script>alert(1)</script>`",
+    "```\n</code></pre><img src=x onerror=alert(1)>\n```",
+    "```\n<script>alert(1)</script>",  # an unterminated fence
+    "[x](`javascript:alert(1)`) [y](<`javascript:alert(1)`>) <`javascript:alert(1)`>",
+    "``a ` <img src=x onerror=alert(1)>`` `unclosed <b onclick=alert(1)>x</b>",
+    "`a\n\n<script>alert(1)</script>`",  # a blank line ends the span first
+])
+def test_plain_markdown_lets_no_student_markup_through_code(hostile):
+    page, _ = _rendered_text(sanitize.plain_markdown(hostile))
+    assert not re.search(r"<(script|img|b|iframe)\b|href=\"\s*javascript", page, re.I), page
 
 
 # -- no judge line ever reaches a kernel -----------------------------------------------------------

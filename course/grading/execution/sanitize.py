@@ -37,11 +37,70 @@ def _is_test(cell: NotebookNode) -> bool:
     return cell.cell_type == "code" and bool(m.get("grade")) and not m.get("solution")
 
 
+#: A fence line of a fenced code block: up to three spaces, then ``` or ~~~ (three or more).
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+#: A code span: a run of backticks, its text, the same run again (CommonMark's rule).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
+
+
+def _literal(text: str) -> str:
+    """``text`` as character references, every ASCII character but letters, digits and the
+    space: nothing in it is markup, in HTML or in markdown, and it reads as written."""
+    return "".join(c if c.isalnum() or c == " " or ord(c) > 127 else f"&#{ord(c)};"
+                   for c in text)
+
+
+def _plain_text(text: str) -> str:
+    """Markdown prose with HTML escaped (``&``, ``<``) and script links disabled; each code
+    span becomes a ``<code>`` element the course writes, its text as :func:`_literal`."""
+    out, at = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        if "\n\n" in m.group(2).replace(" ", ""):
+            continue  # a code span never crosses a blank line
+        out.append(_SCRIPT_URL.sub("blocked:", text[at:m.start()].replace(
+            "&", "&amp;").replace("<", "&lt;")))
+        code = m.group(2).replace("\n", " ")
+        if code.startswith(" ") and code.endswith(" ") and code.strip():
+            code = code[1:-1]
+        out.append(f"<code>{_literal(code)}</code>")
+        at = m.end()
+    out.append(_SCRIPT_URL.sub("blocked:", text[at:].replace("&", "&amp;").replace(
+        "<", "&lt;")))
+    return "".join(out)
+
+
 def plain_markdown(text: str) -> str:
-    """Markdown that renders as the student's words and nothing else: no HTML element, no
-    entity tricks, no ``javascript:`` or ``data:`` link."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;")
-    return _SCRIPT_URL.sub("blocked:", text)
+    """Markdown that renders as the student's words and nothing else: no HTML element of
+    theirs, no entity tricks, no ``javascript:`` or ``data:`` link.
+
+    Text is escaped once: code spans and fenced code blocks, where markdown shows ``&lt;``
+    as those four characters, become ``<code>`` and ``<pre>`` elements written here whose
+    text is character references, so ``<this call's cost>`` reads as written wherever the
+    notebook is rendered. A span this parser and a renderer read differently is still
+    only escaped text."""
+    lines = text.split("\n")
+    out: list[str] = []
+    prose: list[str] = []
+    i = 0
+    while i < len(lines):
+        fence = _FENCE.match(lines[i])
+        if fence is None:
+            prose.append(lines[i])
+            i += 1
+            continue
+        mark = fence.group(1)
+        end = next((j for j in range(i + 1, len(lines))
+                    if re.match(rf"^ {{0,3}}{re.escape(mark[0])}{{{len(mark)},}}\s*$",
+                                lines[j])), len(lines))
+        if prose:
+            out.append(_plain_text("\n".join(prose)))
+            prose = []
+        body = "&#10;".join(_literal(line) for line in lines[i + 1:end])
+        out.append(f"<pre><code>{body}</code></pre>")
+        i = end + 1
+    if prose:
+        out.append(_plain_text("\n".join(prose)))
+    return "\n".join(out)
 
 
 def _plain_outputs(outputs: list[NotebookNode]) -> list[NotebookNode]:
