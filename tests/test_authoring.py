@@ -135,3 +135,26 @@ def test_jupytext_reads_every_authoring_script_into_the_cells_build_writes(root)
                 assert meta.get("id") == grading["grade_id"], (script, mine.id)
             if "points" in grading:
                 assert meta.get("points") == grading["points"], (script, mine.id)
+
+
+def test_no_dollar_amount_in_prose_renders_as_maths():
+    """Issue 28: "a stuck model, $0.50 a call, a $2.00 limit" rendered in JupyterLab as the
+    maths "0.50acall, a2.00". A dollar sign before a digit in prose is written ``\\$``;
+    code spans, fenced and indented code keep theirs."""
+    import re
+
+    import nbformat
+
+    from . import ROOT
+
+    found = []
+    for path in sorted((ROOT / "source").glob("*/*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "markdown":
+                continue
+            text = re.sub(r"(?ms)^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1`*\s*$", "", cell.source)
+            text = re.sub(r"(?m)^(?: {4}|\t).*$", "", text)
+            text = re.sub(r"(`+)(?!`).+?(?<!`)\1(?!`)", "", text, flags=re.DOTALL)
+            found += [f"{path.parent.name} cell {cell.get('id')}: {m.group(0)[:60]!r}"
+                      for m in re.finditer(r"(?<!\\)\$\d[^\n]*", text)]
+    assert not found, "write \\$ for a dollar amount in prose:\n" + "\n".join(found)

@@ -908,10 +908,10 @@ assert rec["odd"] == rec["plain"], (
 # halt is for a model that ignores the nudge, and the deaf model was stopped at its second
 # trip after 4 tool calls, with a reason instead of an exception. The step cap alone let
 # the same deaf model make 40 identical calls, and because each request resends the
-# growing history its bill grew with the square of the laps: about $0.30 against under a
+# growing history its bill grew with the square of the laps: about \$0.30 against under a
 # cent for the guarded deaf run (the table prints a ratio of roughly 45x; claude-opus-5
-# thinks by default and its thinking is billed as output tokens), and $9.93
-# against $0.26 (38x) for lab 3's task a93. The cap reports the damage
+# thinks by default and its thinking is billed as output tokens), and \$9.93
+# against \$0.26 (38x) for lab 3's task a93. The cap reports the damage
 # afterwards; it neither says what the run was stuck on nor lets the model escape.
 #
 # **Mark scheme (3 points).**

@@ -1078,7 +1078,7 @@ for n in (12, 13, 20):
 #
 # A log tool returns 120,000 characters (1,500 lines) at turn 4 of a 25-turn run, and your
 # offloader turns it into a pointer of 1,400 characters. At this course's rate of 4
-# characters per token and $5 per million input tokens, how much input does offloading
+# characters per token and \$5 per million input tokens, how much input does offloading
 # keep out of the run's requests, and what is it worth? Then: the artifact root is
 # `/srv/agent/art`, and a planted page asks for `/srv/agent/art-old/keys.txt`. Which check
 # admits it, which refuses it, and why? Four to six sentences.
@@ -1088,7 +1088,7 @@ for n in (12, 13, 20):
 # **Model answer.** The result enters at turn 4, so it is resent with each of the 21
 # requests from turn 5 to 25. Inline that is 21 × 120,000 = 2,520,000 characters, about
 # 630,000 tokens; as a pointer it is 21 × 1,400 = 29,400 characters, about 7,350 tokens.
-# Offloading keeps about 622,650 tokens out, roughly $3.11 at $5 per million, because it
+# Offloading keeps about 622,650 tokens out, roughly \$3.11 at \$5 per million, because it
 # shrinks what each turn appends rather than trimming it later. The string check
 # `abspath(path).startswith(abspath(root))` admits `/srv/agent/art-old/keys.txt` because the
 # string `/srv/agent/art-old` starts with the string `/srv/agent/art`; `commonpath` of the
@@ -1097,7 +1097,7 @@ for n in (12, 13, 20):
 #
 # **Mark scheme (3 points).**
 # * 1 point: the count of resends (21, or 22 if they count turn 4's own request with a
-#   stated reason) and the token difference, about 620,000 tokens, about $3.
+#   stated reason) and the token difference, about 620,000 tokens, about \$3.
 # * 1 point: the sibling prefix is admitted by `startswith` and refused by `commonpath`,
 #   with the reason (characters against path components).
 # * 1 point: why it matters: the path comes from the model, which an injected page can

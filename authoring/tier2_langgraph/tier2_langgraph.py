@@ -578,7 +578,7 @@ assert got["raised"] is None and got["value"] is False, (
 #   (compared as floats, exactly like that), whatever the last message is; otherwise
 #   `"tools"` when the last message has `tool_calls`, else `END`. The `halt` node of
 #   `graphs.budget_graph` then appends its report, `"stopped: budget of $2.00 reached
-#   (spent $2.00)"` for a $2.00 limit, and the run ends with the whole history kept.
+#   (spent $2.00)"` for a \$2.00 limit, and the run ends with the whole history kept.
 
 # %% id="budget" kind="solution"
 ### BEGIN SOLUTION
@@ -594,7 +594,7 @@ def budget_route(state, *, limit_usd):
 ### END SOLUTION
 
 # %% [markdown]
-# Run it: a stuck model, $0.50 a call, a $2.00 limit. `graphs.budget_graph` wires
+# Run it: a stuck model, \$0.50 a call, a \$2.00 limit. `graphs.budget_graph` wires
 # `agent -> budget_route -> tools | halt | END`, `tools -> agent`, and the agent node
 # charges `usd_per_call` on every call.
 
@@ -1463,7 +1463,7 @@ assert default["raised"] is None and str(default["value"]).splitlines() == [
 # ## Explain
 #
 # A refund graph checkpoints after every step. Its `tools` node runs two calls of one
-# turn: `lookup_order` (0.3 s), then `refund_order` for $180 (0.5 s), and the node's
+# turn: `lookup_order` (0.3 s), then `refund_order` for \$180 (0.5 s), and the node's
 # state is saved when the node finishes, 0.8 s after it starts. The process is killed
 # 0.6 s into that node, and the run is resumed correctly, with `None`, from the SQLite
 # checkpoint.
@@ -1477,7 +1477,7 @@ assert default["raised"] is None and str(default["value"]).splitlines() == [
 # **Model answer.** The last saved state is the one *before* the `tools` node (the
 # model's reply with both tool calls). The kill at 0.6 s came after the refund started
 # (0.3 s) but before the node's state was saved (0.8 s), so resuming runs the whole `tools`
-# node again: `lookup_order` 2 times, `refund_order` 2 times, **$360** moved for a $180
+# node again: `lookup_order` 2 times, `refund_order` 2 times, **\$360** moved for a \$180
 # refund. A checkpoint is saved per step, not per side effect, so a resumed step can
 # repeat work the dead process already did (at-least-once). Fix: make the write
 # idempotent with a key that survives the crash: the `tool_call_id` of the refund call is
@@ -1487,7 +1487,7 @@ assert default["raised"] is None and str(default["value"]).splitlines() == [
 # close it.
 #
 # **Mark scheme (3 points).**
-# * 1 — counts: both tools run twice, $360 moved (accept "refund twice" with the amount).
+# * 1 — counts: both tools run twice, \$360 moved (accept "refund twice" with the amount).
 # * 1 — mechanism: the state is saved after a step finishes, so the unfinished `tools`
 #   node is re-run from the checkpoint before it.
 # * 1 — fix: an idempotency key from the stable `tool_call_id` (or an equivalent record
