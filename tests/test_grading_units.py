@@ -142,6 +142,36 @@ def test_sandbox_command_isolates_the_kernel(tmp_path):
     assert cmd[-3:] == ["python", "-m", "ipykernel_launcher"]
 
 
+def test_sandbox_gives_fontconfig_its_configuration(tmp_path):
+    """Issue 28: "Fontconfig error: Cannot load default config file" reached the outputs of
+    every notebook that draws (Labs 2, 3, 5, 8, 11): the sandbox hid /etc/fonts."""
+    joined = " ".join(Sandbox(("/opt/env",)).command(tmp_path, ["python"]))
+    assert "--ro-bind-try /etc/fonts /etc/fonts" in joined
+    assert "--ro-bind-try /var/cache/fontconfig /var/cache/fontconfig" in joined
+
+
+@pytest.mark.slow
+def test_matplotlib_draws_in_the_sandbox_without_fontconfig_noise():
+    import shutil
+    import subprocess
+    import sys
+
+    from course.grading.execution.sandbox import default_sandbox, new_scratch, release_scratch
+
+    scratch = new_scratch({}, sandboxed=True)
+    (scratch / "work").mkdir(exist_ok=True)
+    code = ("import matplotlib.pyplot as plt; plt.plot([1, 2]); plt.title('spend'); "
+            "plt.savefig('/tmp/x.png'); print('drew')")
+    try:
+        proc = subprocess.run(default_sandbox().command(scratch, [sys.executable, "-c", code]),
+                              capture_output=True, text=True, timeout=300)
+    finally:
+        release_scratch(scratch)
+        shutil.rmtree(scratch, ignore_errors=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == "drew", proc.stderr[-2000:]
+    assert "Fontconfig" not in proc.stderr, proc.stderr[-2000:]
+
+
 def test_a_kernel_that_fails_to_start_is_retried_once(monkeypatch, release, source):
     calls = []
 
@@ -183,3 +213,47 @@ def test_results_from_runs_take_the_review_flags_the_runs_reported():
     assert [r.student for r in results.honest] == ["ann"]
     assert "?? cy / lab01_tool_loop: needs review: builtin all replaced" in \
         report.grade_table(results)
+
+
+def test_nbgraders_sqlalchemy_warnings_do_not_reach_the_instructor():
+    """Issue 28: three ``SAWarning``s from nbgrader's gradebook reached the terminal of every
+    ``./dev demo``; another library's warning still shows."""
+    import warnings
+
+    from sqlalchemy.exc import SAWarning
+
+    from course.grading import runner
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        runner.quiet_nbgrader_warnings()
+        for module in ("nbgrader.api", "course.grading.execution.grade"):
+            warnings.warn_explicit("Object of type <SubmittedNotebook> not in session",
+                                   SAWarning, "api.py", 149, module=module)
+    assert [w.filename for w in seen] == ["api.py"] and len(seen) == 1
+    assert "quiet_nbgrader_warnings" in runner.NBGRADER_MAIN
+
+
+def test_writing_feedback_says_what_it_is_doing(monkeypatch, tmp_path):
+    """Issue 28: after the last submission `./dev demo` printed nothing for three minutes
+    while it wrote feedback. Now one line per assignment, then one for the page check."""
+    import subprocess
+
+    from course.grading.execution import grade
+    from course.grading.results import feedback
+
+    def fake_nbgrader(course_dir, *args, **kw):
+        page = course_dir / "feedback" / "ann" / args[1] / f"{args[1]}.html"
+        page.parent.mkdir(parents=True)
+        page.write_text("<html></html>")
+        return subprocess.CompletedProcess(args, 0, "", "")
+
+    monkeypatch.setattr(grade, "nbgrader", fake_nbgrader)
+    monkeypatch.setattr(feedback, "scan_feedback", lambda course: [])
+    stream = io.StringIO()
+    assert grade.write_feedback(tmp_path, ["lab_a", "lab_b"], progress=stream) == []
+    lines = stream.getvalue().splitlines()
+    assert [ln.split(":")[0] for ln in lines[:2]] == ["[feedback 1/2] lab_a",
+                                                      "[feedback 2/2] lab_b"]
+    assert "1 page(s)" in lines[0] and lines[2].startswith("[feedback] checking")
+    assert grade.write_feedback(tmp_path, [], progress=None) == []  # quiet by default

@@ -90,6 +90,7 @@ def _write_report(root: Path, out: Path | None, which: list[str] | None = None) 
     """Write the HTML class report and print where it is, as a URL a browser opens."""
     from .results import html_report
 
+    print("[report] writing the HTML class report", file=sys.stderr, flush=True)
     results = html_report.ClassResults.from_course(root, which)
     for why in results.unreadable:
         print(f"could not read: {why}", file=sys.stderr)
@@ -112,7 +113,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 def cmd_feedback(args: argparse.Namespace) -> int:
     root = _root(args)
     names = select(root, args.assignments)
-    errors = grade.write_feedback(root, names)
+    errors = grade.write_feedback(root, names, progress=sys.stderr)
     for e in errors:
         print(e, file=sys.stderr)
     print(f"feedback written under {root / 'feedback'}")

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,6 +32,20 @@ KERNEL_ARGS = [
     "--IPKernelApp.exec_lines=['import course.netguard as _ng; _ng.install(); del _ng']",
 ]
 DEFAULT_JOBS = max(1, min(4, os.cpu_count() or 1))
+
+
+def quiet_nbgrader_warnings() -> None:
+    """Keep SQLAlchemy's ``SAWarning``s that nbgrader's gradebook raises (an object "not in
+    session" during autoflush, on every submission) out of the instructor's terminal; they
+    are nbgrader's own and say nothing about a grade. Other warnings still show."""
+    try:
+        from sqlalchemy.exc import SAWarning
+    except ImportError:  # no gradebook here, so none of its warnings
+        return
+    warnings.filterwarnings("ignore", category=SAWarning, module=r"nbgrader(\.|$)")
+
+
+quiet_nbgrader_warnings()
 
 
 class PipelineError(RuntimeError):
@@ -96,6 +111,7 @@ def nbgrader_env() -> dict[str, str]:
 #: ``python -m nbgrader``, after ``import course`` has deferred the IRI grammar build that
 #: jsonschema's import would otherwise pay in every nbgrader command (:mod:`course.lazyiri`).
 NBGRADER_MAIN = ("import course, runpy; "
+                 "from course.grading.runner import quiet_nbgrader_warnings as _q; _q(); "
                  "runpy.run_module('nbgrader', run_name='__main__', alter_sys=True)")
 
 

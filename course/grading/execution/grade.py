@@ -10,11 +10,13 @@ malformed file costs that one submission only.
 from __future__ import annotations
 
 import datetime
+import io
 import re
 import shutil
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TextIO
 
 import nbformat
 
@@ -417,17 +419,29 @@ def _register_students(course_dir: Path, students: Sequence[str]) -> None:
             gb.update_or_create_student(student)
 
 
-def write_feedback(course_dir: Path, which: Iterable[str]) -> list[str]:
+def write_feedback(course_dir: Path, which: Iterable[str],
+                   progress: TextIO | None = None) -> list[str]:
     """``nbgrader generate_feedback`` for each assignment, then every page read back: a page
     that shows a line of a hidden test or a solution is deleted and named. Returns one-line
-    errors, if any."""
+    errors, if any. With ``progress`` (a terminal's stderr), one line per assignment as it
+    is written, and one for the check of the pages."""
     from ..results.feedback import scan_feedback
 
+    def say(text: str) -> None:
+        print(text, file=progress or io.StringIO(), flush=True)  # None: the lines go nowhere
+
     errors = []
-    for a in which:
+    which = list(which)
+    for n, a in enumerate(which, 1):
+        began = time.monotonic()
         proc = nbgrader(course_dir, "generate_feedback", a, "--force")
-        if proc.returncode != 0 or "| ERROR]" in proc.stderr:
+        pages = len(list((course_dir / "feedback").glob(f"*/{a}/*.html")))
+        failed = proc.returncode != 0 or "| ERROR]" in proc.stderr
+        if failed:
             errors.append(f"feedback for {a}: {last_error(proc)}")
+        say(f"[feedback {n}/{len(which)}] {a}: {pages} page(s) in "
+            f"{time.monotonic() - began:.1f}s{' FAILED' if failed else ''}")
+    say("[feedback] checking every page for hidden-test and solution lines")
     for problem in scan_feedback(course_dir):
         page = course_dir / problem.split(" shows ", 1)[0]
         page.unlink(missing_ok=True)

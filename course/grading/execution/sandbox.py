@@ -75,6 +75,10 @@ _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
 _SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group",
                  "/etc/nsswitch.conf", "/etc/mime.types")
 _CA_DIRS = ("/etc/ssl", "/etc/pki", "/etc/ca-certificates")
+#: Fontconfig's configuration and the system's font cache: matplotlib asks ``fc-list`` for
+#: fonts the first time it draws, and without its config file fontconfig writes
+#: "Fontconfig error: Cannot load default config file" into the notebook's outputs.
+_FONT_DIRS = ("/etc/fonts", "/var/cache/fontconfig")
 
 
 class SandboxUnavailable(PipelineError):
@@ -129,7 +133,7 @@ class Sandbox:
             cmd += ["--ro-bind-try", f, f]
         # Public CA certificates: an SDK client builds its TLS context when it is created,
         # even for the fake served on loopback over plain HTTP (FakeAPI.serve).
-        for d in _CA_DIRS:
+        for d in (*_CA_DIRS, *_FONT_DIRS):
             cmd += ["--ro-bind-try", d, d]
         for d in self.readonly:
             cmd += ["--ro-bind", d, d]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import shutil
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -128,7 +129,7 @@ def grade_samples(
         write_samples(course, chosen)
         runs = autograde(course, [(s.student, s.assignment) for s in chosen], jobs=jobs)
         if feedback:
-            errors = write_feedback(course, names)
+            errors = write_feedback(course, names, progress=sys.stderr)
             if errors:
                 raise RuntimeError("; ".join(errors))
         table = scores(course)
