@@ -16,14 +16,19 @@ from nbgrader.preprocessors import (
     ClearOutput,
     ClearSolutions,
     ComputeChecksums,
-    GetGrades,
     IncludeHeaderFooter,
     InstantiateTests,
     LockCells,
     SaveCells,
 )
 
-from course.grading.results.feedback import RedactTests
+from course.grading.results.feedback import (
+    TEMPLATE_DIRS,
+    TEMPLATE_PATHS,
+    CourseGetGrades,
+    FeedbackExporter,
+    RedactTests,
+)
 from course.grading.runner import KERNEL_ARGS
 
 c = get_config()  # noqa: F821 - provided by nbgrader when it loads this file
@@ -76,8 +81,15 @@ _whole_messages()
 # Feedback shows each test cell as its result only (points, pass or fail, the first line of
 # its error): no test source, no other output. `course feedback` then reads every page back
 # and refuses one that shows a line of a hidden test or a solution.
-c.GenerateFeedback.preprocessors = [GetGrades, RedactTests, ClearHiddenTests,
+# The page opens with a summary of every graded cell (its name, points and verdict, each
+# linking to its panel), and a written answer says it waits for manual grading
+# (course/grading/results/templates/course_feedback).
+c.GenerateFeedback.preprocessors = [CourseGetGrades, RedactTests, ClearHiddenTests,
                                     CSSHTMLHeaderPreprocessor]
+c.GenerateFeedback.exporter_class = FeedbackExporter
+c.FeedbackExporter.template_name = "course_feedback"
+c.FeedbackExporter.extra_template_basedirs = TEMPLATE_DIRS
+c.FeedbackExporter.extra_template_paths = TEMPLATE_PATHS
 
 # Kernels nbgrader starts itself (generate_assignment, plain `nbgrader autograde`) talk over
 # local sockets (IPC), kept out of the course folder: no TCP port and no transport warning.

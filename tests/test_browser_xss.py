@@ -94,6 +94,10 @@ def _markdown_as_html(where: str) -> str:
             f'<a href="javascript:{_js(where + "-link")}">click</a> {_iframe(where + "-iframe")}')
 
 
+#: Markup that tries to leave a code span or a fenced block, which the sanitiser writes as
+#: elements of its own (not in TAGS: raw, a code span keeps them as text anyway).
+CODE_BREAKOUTS = (f"`</code>{_script('code-span-script')}` [c](`javascript:{_js('code-link')}`)"
+                  f"\n\n```\n</code></pre>{_img('fence-img')}\n```\n")
 OUT_HTML = _img("out-html-img") + _script("out-html-script") + _iframe("out-html-iframe")
 OUT_JS = _js("out-js")
 OUT_SVG = _svg("out-svg")
@@ -179,7 +183,8 @@ def _hostile(release, source) -> nbformat.NotebookNode:
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "why_one_message":
             cell.source = XSS_MARKDOWN + "\n\n" + _markdown("answer")
-    nb.cells.append(nbformat.v4.new_markdown_cell(XSS_MARKDOWN + "\n\n" + _markdown("added")))
+    nb.cells.append(nbformat.v4.new_markdown_cell(XSS_MARKDOWN + "\n\n" + _markdown("added")
+                                                  + "\n\n" + CODE_BREAKOUTS))
     nb.cells.append(nbformat.v4.new_raw_cell(f"<script>{XSS}</script>{RAW}",
                                               metadata={"format": "text/html"}))
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {
@@ -200,6 +205,42 @@ def _with_kernel_outputs(nb) -> nbformat.NotebookNode:
         out("stream", name="stdout", text=OUT_PRINT + "\n"),
     ]
     return nb
+
+
+#: Elements a reader would have to scroll sideways: their content is wider than their box
+#: (and the box scrolls), or they reach past the viewport's right edge.
+WIDE_ELEMENTS = """() => [...document.querySelectorAll('body *')].filter(e => {
+    const style = getComputedStyle(e);
+    if (style.display === 'none' || style.visibility === 'hidden') return false;
+    const scrolls = e.scrollWidth > e.clientWidth + 1 && style.overflowX !== 'visible'
+                    && style.overflowX !== 'hidden';
+    return scrolls || e.getBoundingClientRect().right > window.innerWidth + 1;
+  }).slice(0, 10)
+  .map(e => `${e.tagName}.${e.className}: ${e.scrollWidth}px in ${e.clientWidth}px`)"""
+
+
+def read_feedback_page(context, url: str, allowed: set[str], shots) -> dict:
+    """What a student reads first on a feedback page at 1280 px: the summary's rows (cell
+    link, its class, the verdict in words), links without a target, elements that need
+    sideways scrolling, and the page's text."""
+    page = context.new_page()
+    page.set_viewport_size({"width": 1280, "height": 900})
+    allowed.add(url)
+    page.goto(url, wait_until="load")
+    shots(page, "feedback-summary-1280")
+    read = {
+        "summary": page.evaluate("""() => [...document.querySelectorAll('#summary tbody tr')]
+            .map(r => [r.querySelector('a').getAttribute('href').slice(1), r.className,
+                       r.querySelector('.course-verdict').innerText.trim()])"""),
+        "missing_targets": page.evaluate("""() => [...document.querySelectorAll('#summary a')]
+            .map(a => a.getAttribute('href').slice(1))
+            .filter(id => !document.getElementById(id))"""),
+        "wide": page.evaluate(WIDE_ELEMENTS),
+        "page_width": page.evaluate("() => document.documentElement.scrollWidth"),
+        "text": page.inner_text("body"),
+    }
+    page.close()
+    return read
 
 
 @pytest.fixture(scope="module")
@@ -342,6 +383,15 @@ def test_no_submission_runs_script_in_the_instructors_browser(xss_course, tmp_pa
         bare_probe = probe("feedback page without its CSP", bare.as_uri())
         assert "&lt;script&gt;" in feedback_text  # the student's words are there, as text
         assert f"<script>{XSS}" in html.unescape(re.sub(r"<[^>]+>", "", bare_probe.dom))
+        read = read_feedback_page(context, feedback.as_uri(), allowed_files, shots)
+        verdicts = {gid: verdict for gid, _, verdict in read["summary"]}
+        assert verdicts.pop("why_one_message") == "\u2026 waiting for manual grading"
+        assert verdicts and set(verdicts.values()) == {"\u2713 passed"}, read["summary"]
+        assert all(cls.startswith("course-") for _, cls, _ in read["summary"])
+        assert not read["missing_targets"], read["missing_targets"]
+        assert read["page_width"] <= 1280 and not read["wide"], read["wide"]
+        assert "&lt;" not in read["text"] and "&amp;" not in read["text"]
+        assert "Fontconfig" not in read["text"]
         lap("feedback")
 
         # 3. Formgrader as the instructor, on loopback with a token.

@@ -79,7 +79,89 @@ def test_redacted_test_cell_keeps_only_its_result(source):
     ]
     out, _ = RedactTests().preprocess_cell(cell, {}, 0)
     assert out.source == "# test step_cap: 0/2 points, failed (test code not shown)"
-    assert [o.text for o in out.outputs] == ["AssertionError: the loop ran 13 steps\n"]
+    assert out.outputs == []  # the message moves into the cell's own panel
+    verdict = out.metadata.course_feedback
+    assert verdict["verdict"] == "failed" and verdict["message"].startswith(
+        "the loop ran 13 steps")
+    assert "ECHO" not in str(out)
+
+
+def _graded(kind, gid, points, score, outputs=(), source="x = 1", **meta):
+    cell = (nbformat.v4.new_code_cell(source) if kind == "code"
+            else nbformat.v4.new_markdown_cell(source))
+    cell.metadata.nbgrader = {"grade": True, "solution": False, "locked": True,
+                              "grade_id": gid, "points": points, "score": score, **meta}
+    if kind == "code":
+        cell.outputs = list(outputs)
+    return cell
+
+
+def _error(name, value):
+    return nbformat.v4.new_output("error", ename=name, evalue=value,
+                                  traceback=[f"{name}: {value}"])
+
+
+def feedback_page(cells) -> str:
+    """``cells`` through the feedback exporter and template ``nbgrader_config.py`` names."""
+    from course.grading.results.feedback import (
+        TEMPLATE_DIRS,
+        TEMPLATE_PATHS,
+        FeedbackExporter,
+    )
+
+    exporter = FeedbackExporter(template_name="course_feedback",
+                                extra_template_basedirs=TEMPLATE_DIRS,
+                                extra_template_paths=TEMPLATE_PATHS, preprocessors=[RedactTests])
+    body, _ = exporter.from_notebook_node(nbformat.v4.new_notebook(cells=cells), resources={
+        "nbgrader": {"notebook": "lab", "score": 1, "max_score": 9, "late_penalty": 0}})
+    return body
+
+
+def test_feedback_opens_with_a_summary_of_every_graded_cell():
+    """Issue 28, item 1: names, points and verdicts in words at the top, each linking to its
+    panel; a failed check's message first in its own panel, wrapped and whole; a written
+    answer waits for manual grading and is left out of the automatic total; a stub's check
+    names the function that is not written yet."""
+    import html as _html
+    import re
+
+    long = "the loop sent <3 messages; " + "expected 5 " * 40  # under the 600 cap
+    stub = nbformat.v4.new_code_cell("def agent(x):\n    # YOUR CODE HERE\n"
+                                     "    raise NotImplementedError()")
+    stub.metadata.nbgrader = {"grade": False, "solution": True, "grade_id": "agent",
+                              "locked": False}
+    page = feedback_page([
+        nbformat.v4.new_markdown_cell("# Lab"), stub,
+        _graded("code", "step_cap", 2, 0, [_error(
+            "NotImplementedError", "a function this test calls is not written yet (it still "
+            "raises NotImplementedError)")],
+            source="out = agent(1)\n### BEGIN HIDDEN TESTS\nsecret_value = 1\n"
+                   "### END HIDDEN TESTS"),
+        _graded("code", "two_step", 3, 0, [_error("AssertionError", long)]),
+        _graded("code", "ok_cell", 1, 1),
+        _graded("markdown", "why", 3, 0, solution=True, locked=False,
+                needs_manual_grade=True, source="my answer"),
+    ])
+    summary = page.split('id="summary"', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r'<tr class="course-(\w+)">\s*<td><a href="#(\w+)">', summary)
+    assert rows == [("failed", "step_cap"), ("failed", "two_step"), ("passed", "ok_cell"),
+                    ("waiting", "why")]
+    text = " ".join(_html.unescape(re.sub(r"<[^>]+>", " ", summary)).split())
+    assert "\u2717 failed: not written yet 0 / 2" in text and "\u2717 failed 0 / 3" in text
+    assert "\u2713 passed 1 / 1" in text
+    assert "\u2026 waiting for manual grading 3" in text
+    total = " ".join(_html.unescape(re.sub(r"<[^>]+>", " ", page.split(
+        'class="course-total"', 1)[1].split("</p>", 1)[0])).split())
+    assert "1 / 6 points" in total and "(1 of 3 checks passed)" in total
+    assert "1 written answer (3 points) is waiting for manual grading, not counted" in total
+    for gid in ("step_cap", "two_step", "ok_cell", "why"):
+        assert f'id="{gid}"' in page  # each summary link has its target
+    # the message sits inside its own panel, escaped, whole, first in the panel's body
+    panel = page.split('id="two_step"', 1)[1].split('class="text-muted"', 1)[0]
+    assert '<div class="course-message">' + _html.escape(long, quote=False) in panel
+    assert "`agent` is not written yet" in page
+    assert "secret_value" not in page and "<3 messages" not in page
+    assert ".course-message { white-space: pre-wrap; overflow-wrap: anywhere;" in page
 
 
 def test_scan_page_finds_a_hidden_line_and_spares_the_students_own(tmp_path, source):

@@ -3,10 +3,16 @@ still holds a line of a hidden-test or solution region.
 
 :class:`RedactTests` runs inside ``nbgrader generate_feedback`` (see
 ``nbgrader_config.py``): each graded test cell keeps its points, pass or fail, and the
-first line of its error; its source and every other output are dropped, so nothing a
-submission printed while a test ran (an echoing hook, a trace function, a syntax error
-quoting a line) reaches the page. :func:`scan_page` is the second layer: it reads the
-written HTML back and names every secret line in it.
+grader's own message (the engine wrote it; it passes through the boundary again here); its
+source and every other output are dropped, so nothing a submission printed while a test ran
+(an echoing hook, a trace function, a syntax error quoting a line) reaches the page. The
+course's template (``templates/course_feedback``, through :class:`FeedbackExporter`) opens
+the page with a summary of every graded cell, its points and verdict in words, each
+linking to its panel; a failed check's message comes first in its own panel, wrapped; a
+written answer says it waits for manual grading (:class:`CourseGetGrades`) and is left out
+of the automatic total; a stub's check names the function not written yet.
+:func:`scan_page` is the second layer: it reads the written HTML back and names every
+secret line in it.
 """
 
 from __future__ import annotations
@@ -16,43 +22,159 @@ import re
 from pathlib import Path
 
 import nbformat
+import nbgrader
+from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import Preprocessor
+from nbgrader.preprocessors import GetGrades
 from traitlets import Bool
 
+from ...validate_messages import unwritten_functions
 from ..authoring.integrity import secret_lines
+from ..authoring.markers import HIDDEN_BEGIN
+from ..execution import boundary
 from ..execution.sanitize import nbgrader_meta as _meta
 from ..runner import read_notebook
 
 _TAG = re.compile(r"<[^>]+>")
 
 
-def _first_error(cell) -> str:
+#: Shown for a check whose cell has no error output, though it lost points (a review flag,
+#: a cell the grader could not score).
+_LOST = "this check lost its points; see the notes from your instructor"
+
+
+def _visible_names(cell) -> set[str]:
+    """Identifiers of a test cell's visible part (what the student's release shows)."""
+    source = cell.source if isinstance(cell.source, str) else ""
+    return set(re.findall(r"[A-Za-z_]\w*", source.split(HIDDEN_BEGIN, 1)[0]))
+
+
+_NOT_WRITTEN_END = "write it, run the self-check cell, then Validate"
+
+
+def _not_written(names: list[str]) -> str:
+    shown = ", ".join(f"`{boundary.line(n, 80)}`" for n in names)
+    return (f"{shown} {'is' if len(names) == 1 else 'are'} not written yet (still "
+            f"NotImplementedError): {_NOT_WRITTEN_END}")
+
+
+def _message(cell, unwritten: list[str]) -> str:
+    """What a failed check says, first line first: the grader's own words (the engine wrote
+    them), through the boundary again; a stub's check names the functions to write."""
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
-            msg = (str(out.get("evalue", "")).splitlines() or [""])[0]
-            return f"{out.get('ename', 'Error')}: {msg}"[:200]
+            name = boundary.line(out.get("ename", "Error"), 60) or "Error"
+            text = boundary.line(out.get("evalue", ""), boundary.MAX_MESSAGE)
+            if name == "NotImplementedError":
+                called = [n for n in unwritten if n in _visible_names(cell)] or unwritten
+                return _not_written(called) if called else text
+            return text if name == "AssertionError" and text else f"{name}: {text}"
         if out.get("output_type") == "stream" and out.get("name") == "stderr":
             return "the test wrote to stderr"
-    return ""
+    return _LOST
+
+
+def _kind(cell) -> str | None:
+    m = _meta(cell)
+    if m.get("grade") and not m.get("solution") and cell.cell_type == "code":
+        return "check"
+    if m.get("grade") or m.get("task"):
+        return "written"
+    return None
+
+
+def _entry(cell, unwritten: list[str]) -> dict:
+    """One graded cell's line of the summary (and its panel's heading)."""
+    m = _meta(cell)
+    points = float(m.get("points") or 0)
+    score = m.get("score")
+    entry = {"id": boundary.line(m.get("grade_id", ""), 80), "points": f"{points:g}",
+             "score": "?" if score is None else f"{float(score):g}", "kind": _kind(cell)}
+    if entry["kind"] == "check":
+        passed = score is not None and float(score) >= points
+        message = "" if passed else _message(cell, unwritten)
+        label = ("passed" if passed else "failed: not written yet"
+                 if message.endswith(_NOT_WRITTEN_END) else "failed")
+        entry.update(verdict="passed" if passed else "failed",
+                     mark="\u2713" if passed else "\u2717", label=label, message=message)
+    elif m.get("needs_manual_grade", score is None or m.get("manual_score") is None):
+        entry.update(verdict="waiting", mark="\u2026", label="waiting for manual grading",
+                     score="\u2013", message="")
+    else:
+        entry.update(verdict="graded", mark="\u270e", label="graded by hand", message="")
+    return entry
+
+
+_FORMGRADER = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
+#: Where nbconvert finds the course's feedback template, and nbgrader's that it extends.
+TEMPLATE_DIRS = [str(Path(__file__).with_name("templates")), str(_FORMGRADER / "templates")]
+#: Searched for templates by name: nbgrader's folder (``feedback/index.html.j2``) and the
+#: Bootstrap stylesheet nbgrader's template inlines (what generate_feedback itself sets).
+TEMPLATE_PATHS = [str(_FORMGRADER / "templates"),
+                  str(_FORMGRADER / "static" / "node_modules" / "bootstrap" / "dist" / "css")]
+
+
+class FeedbackExporter(HTMLExporter):
+    """The exporter ``nbgrader generate_feedback`` uses (``nbgrader_config.py``): nbgrader's
+    HTML exporter with the course's template; the formgrader keeps its own."""
+
+
+class CourseGetGrades(GetGrades):
+    """nbgrader's :class:`GetGrades`, which also notes whether a written answer still waits
+    for its manual grade (a score of 0 there is no grade yet)."""
+
+    def _get_score(self, cell, resources) -> None:
+        super()._get_score(cell, resources)
+        grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"],
+                                          self.notebook_id, self.assignment_id,
+                                          self.student_id)
+        cell.metadata.nbgrader["needs_manual_grade"] = bool(grade.needs_manual_grade)
+        cell.metadata.nbgrader["manual_score"] = grade.manual_score
 
 
 class RedactTests(Preprocessor):
-    """Replace each graded test cell by its result: points, pass or fail, first error line."""
+    """Replace each graded test cell by its result (points, pass or fail, the grader's
+    message) and put a summary of every graded cell in ``resources["course_summary"]``
+    for the course's feedback template (``templates/course_feedback``)."""
 
     enabled = Bool(True).tag(config=True)  # nbconvert preprocessors are off by default
 
+    def preprocess(self, nb, resources):
+        self._unwritten = unwritten_functions(nb)
+        entries = []
+        for index, cell in enumerate(nb.cells):
+            nb.cells[index], resources = self.preprocess_cell(cell, resources, index)
+            if _kind(cell) is not None:
+                entries.append(nb.cells[index].metadata["course_feedback"])
+        checks = [e for e in entries if e["kind"] == "check"]
+        waiting = [e for e in entries if e["verdict"] == "waiting"]
+        resources["course_summary"] = {
+            "entries": entries,
+            "passed": sum(e["verdict"] == "passed" for e in checks), "checks": len(checks),
+            "auto_score": f"{sum(float(e['score']) for e in checks if e['score'] != '?'):g}",
+            "auto_max": f"{sum(float(e['points']) for e in checks):g}",
+            "waiting": len(waiting),
+            "waiting_points": f"{sum(float(e['points']) for e in waiting):g}",
+        }
+        return nb, resources
+
     def preprocess_cell(self, cell, resources, index):
-        m = _meta(cell)
-        if cell.cell_type == "code" and m.get("grade") and not m.get("solution"):
-            points = m.get("points", 0)
-            score = m.get("score")
-            passed = score is not None and score >= points
-            got = "?" if score is None else f"{score:g}"
-            error = _first_error(cell)
-            cell.source = (f"# test {m.get('grade_id')}: {got}/{points:g} points, "
-                           f"{'passed' if passed else 'failed'} (test code not shown)")
-            cell.outputs = [] if passed or not error else [nbformat.v4.new_output(
-                "stream", name="stdout", text=error + "\n")]
+        kind = _kind(cell)
+        unwritten = getattr(self, "_unwritten", [])
+        if kind is not None:
+            cell.metadata["course_feedback"] = _entry(cell, unwritten)
+        if kind == "check":
+            entry = cell.metadata["course_feedback"]
+            cell.source = (f"# test {entry['id']}: {entry['score']}/{entry['points']} points, "
+                           f"{entry['label']} (test code not shown)")
+            cell.outputs = []
+        elif cell.cell_type == "code":
+            for out in cell.get("outputs", []):  # a stub's own cell: say what is missing
+                if (out.get("output_type") == "error" and out.get("ename") ==
+                        "NotImplementedError" and not str(out.get("evalue", "")).strip()
+                        and unwritten):
+                    out["evalue"] = _not_written(unwritten)
+                    out["traceback"] = [f"NotImplementedError: {out['evalue']}"]
         return cell, resources
 
 
