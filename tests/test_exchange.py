@@ -225,6 +225,15 @@ def test_student_config_without_an_exchange_says_what_to_set(tmp_path):
     assert "c.Exchange.root" in text and "does not exist" in text
 
 
+def test_export_without_an_exchange_says_what_students_do_not_what_is_missing(tmp_path, capsys):
+    """Issue 28: `course export` ended with "no nbgrader exchange configured", which reads
+    as an error when a course simply runs without one."""
+    assert main(["--course-dir", str(ROOT), "export", str(tmp_path / "copy")]) == 0
+    out = capsys.readouterr().out
+    assert "students open the notebooks in release/" in out
+    assert "no nbgrader exchange configured" not in out
+
+
 def test_export_takes_the_exchange_from_the_instructor_config(tmp_path):
     course = tmp_path / "course"
     course.mkdir()

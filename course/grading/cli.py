@@ -196,7 +196,8 @@ def cmd_export(args: argparse.Namespace) -> int:
           "(release/ and the support package; no source, solutions or tests)")
     exchange = args.exchange if args.exchange is not None else export.configured_exchange(root)
     print(f"its nbgrader exchange: {exchange}" if exchange else
-          "no nbgrader exchange configured (set c.Exchange.root or pass --exchange DIR)")
+          "students open the notebooks in release/ (to hand out and collect through "
+          "nbgrader's exchange, pass --exchange DIR or set c.Exchange.root)")
     return 0
 
 

@@ -109,7 +109,8 @@ visible ones. Nothing needs an API key or the network.
 The first `./dev lab` installs the course's packages into `.venv` in this folder (a few
 minutes, once; nothing outside it). The framework tier (`release/tier2_langgraph`) needs
 LangGraph too: `./dev lab --frameworks` adds it. `./dev validate release/<name>/<name>.ipynb`
-runs Validate from the command line.
+runs Validate from the command line: one entry per failing check, its message first, and
+exit status 1 when validation fails.
 
 `./dev lab` loads this copy's `.jupyter` settings (Validate and the Assignment List) and puts
 this folder's `course/` on `PYTHONPATH`. With conda instead:

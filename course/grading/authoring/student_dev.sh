@@ -55,6 +55,7 @@ case "$cmd" in
   lab)      root_flag=(); [ "$(id -u)" = 0 ] && root_flag=(--allow-root)
             exec jupyter lab "${root_flag[@]}" ${args[@]+"${args[@]}"} ;;
   validate) [ ${#args[@]} = 1 ] || { echo "usage: ./dev validate NOTEBOOK" >&2; exit 2; }
-            # import course first: it defers a grammar build jsonschema would pay (lazyiri.py)
-            exec python -c "import course, runpy; runpy.run_module('nbgrader', run_name='__main__', alter_sys=True)" validate "${args[0]}" ;;
+            # nbgrader's validate through course.validate_messages: one entry per failing
+            # check, and exit status 1 when validation fails (nbgrader's own exits 0)
+            exec python -c 'import sys; from course.validate_messages import main; sys.exit(main())' "${args[0]}" ;;
 esac
