@@ -35,9 +35,12 @@ import anthropic
 import httpx2
 import jiter
 
-from . import thinking, tokens
+from urllib.parse import parse_qs
+
+from . import models, thinking, tokens
 from .cassette import ReplayMiss
 from .promptcache import PromptCache as PromptCache  # re-exported: a responder wrapper
+from .promptcache import render as cache_render
 from .validation import InvalidRequest, check
 from .wire import JSON, Reply, encode_sse, error_body, rate_limit_headers, sse_events
 
@@ -45,6 +48,12 @@ Responder = Callable[[JSON], "Reply | JSON"]
 Observer = Callable[[JSON, "httpx2.Response | None"], None]
 
 BASE_URL = "https://api.anthropic.com"
+
+#: source: docs.claude.com/en/api/getting-started, "Request size limits": "a maximum request
+#: size of 32 MB for standard endpoints, including the Messages API and Token Counting API
+#: ... a 413 request_too_large error". Counted as the grader's hub counts it
+#: (course/grading/execution/fakehub.py, MAX_BODY), so both refuse the same bodies.
+MAX_REQUEST_BYTES = 32_000_000
 
 
 class Scripted:
@@ -84,7 +93,11 @@ class FakeAPI:
     """A callable ``httpx2`` transport handler that plays the Messages API.
 
     * ``validate=True`` rejects malformed conversations with the API's own 400s.
-    * ``requests`` keeps every request body, in order (``paths`` the URL paths).
+    * ``requests`` keeps every Messages request body, in order (``paths`` the URL paths):
+      the model calls. ``counted`` keeps the ``count_tokens`` bodies, which spend no reply.
+    * ``GET /v1/models`` and ``GET /v1/models/{id}`` answer from :mod:`course.models`.
+    * Before any of that, as the API does: a body over 32 MB is a 413, a request without
+      ``x-api-key`` a 401 (any key works), one without ``anthropic-version`` a 400.
     * Usage left as ``None`` in a reply is filled from :mod:`course.tokens`.
     * :meth:`on_request` lets a viewer (``course.live.Inspector``) watch each request.
     """
@@ -94,6 +107,9 @@ class FakeAPI:
         self.validate = validate
         self.requests: list[JSON] = []
         self.paths: list[str] = []
+        #: Every ``POST /v1/messages/count_tokens`` body, in order (no model call).
+        self.counted: list[JSON] = []
+        self._answered = 0                 # responses sent, for unique request ids
         self.observers: list[Observer] = []
         #: What the fake could not answer while served over HTTP (see :meth:`serve`).
         self.server_errors: list[BaseException] = []
@@ -146,6 +162,12 @@ class FakeAPI:
                     observe(self.requests[-1], response)
 
     def _respond(self, request: httpx2.Request) -> httpx2.Response:
+        refused = _refused_at_the_door(request)
+        if refused is not None:
+            return self.render(refused, {}, request)
+        path = request.url.path
+        if request.method == "GET" and "/models" in path:
+            return self.render(_models_reply(path, request.url.query), {}, request)
         try:
             body = json.loads(request.content or b"{}")
         except json.JSONDecodeError:
@@ -157,6 +179,8 @@ class FakeAPI:
             return self.render(Reply(400, body=error_body(
                 400, "Input should be a valid dictionary or object to extract fields from")),
                 {}, request)
+        if path.endswith("/messages/count_tokens"):
+            return self.render(self._count(body), body, request)
         self.requests.append(copy.deepcopy(body))
         self.paths.append(request.url.path)
         if self.validate and request.url.path.endswith("/messages"):
@@ -171,6 +195,28 @@ class FakeAPI:
             reply = Reply.ok(reply)
         return self.render(reply, body, request)
 
+    def _count(self, body: JSON) -> Reply:
+        """``POST /v1/messages/count_tokens``: ``{"input_tokens": N}``, checked as Messages
+        checks a request less ``max_tokens`` (docs api/messages/count_tokens; SDK
+        ``types/message_count_tokens_params.py``, ``types/message_tokens_count.py``). It spends
+        no reply and is logged in :attr:`counted`, not :attr:`requests`: a judge counting
+        model calls does not see it. ``N`` is what a Messages call bills as its whole input:
+        the prompt cache's rendering when the responder is a :class:`PromptCache`
+        (``input_tokens`` plus the cache writes and reads), :func:`course.tokens.request_tokens`
+        otherwise."""
+        self.counted.append(copy.deepcopy(body))
+        if self.validate:
+            try:
+                check(body, counting=True)
+                thinking.check(body, self)
+            except InvalidRequest as exc:
+                return Reply(exc.status, body=error_body(exc.status, str(exc), exc.error_type))
+        if isinstance(self.responder, PromptCache):
+            counted = sum(seg.tokens for seg in cache_render(body))
+        else:
+            counted = tokens.request_tokens(body)
+        return Reply.ok({"input_tokens": counted})
+
     def render(self, reply: Reply, body: JSON, request: httpx2.Request) -> httpx2.Response:
         """Turn a :class:`Reply` into the response for this request."""
         if reply.drop:
@@ -178,8 +224,11 @@ class FakeAPI:
                 "Server disconnected without sending a response.", request=request
             )
         # Every response carries a request-id and the rate-limit headers (docs api/errors,
-        # "Request IDs"; docs api/rate-limits, "Response headers"); a reply's own win.
-        headers = {"request-id": f"req_fake_{len(self.requests):04d}",
+        # "Request IDs"; docs api/rate-limits, "Response headers"); a reply's own win. The id
+        # is "a globally unique identifier for the request" (docs.claude.com/en/api/
+        # getting-started, "Response Headers"): one per response, errors included.
+        self._answered += 1
+        headers = {"request-id": f"req_fake_{self._answered:04d}",
                    **rate_limit_headers(len(self.requests), status=reply.status),
                    **reply.headers}
         if reply.events is not None:
@@ -191,6 +240,66 @@ class FakeAPI:
             if body.get("stream"):
                 return _sse_response(200, sse_events(payload), headers)
         return _json_response(reply.status, payload, headers)
+
+
+def _refused_at_the_door(request: httpx2.Request) -> Reply | None:
+    """The answer the API gives before it reads the body, or ``None`` to go on."""
+    if len(request.content or b"") > MAX_REQUEST_BYTES:
+        # source: MAX_REQUEST_BYTES (413 request_too_large); wording ours.
+        return Reply(413, body=error_body(
+            413, f"Request exceeds the maximum allowed number of bytes ({MAX_REQUEST_BYTES:,})."))
+    headers = request.headers
+    if not headers.get("x-api-key") and not headers.get("authorization"):
+        # source: docs.claude.com/en/api/getting-started, "Authentication" ("All requests ...
+        # must include an x-api-key header"); docs api/errors (401 authentication_error). The
+        # fake has no accounts, so any key (or a bearer token) is accepted. The wording is
+        # the one public clients quote for a request without the header.
+        return Reply(401, body=error_body(401, "x-api-key header is required"))
+    if not headers.get("anthropic-version"):
+        # source: platform.claude.com/docs/en/api/versioning ("you must send an
+        # anthropic-version request header"); the live wording, as quoted in public clients
+        # and gateways that log it (e.g. "400 anthropic-version: header is required").
+        return Reply(400, body=error_body(400, "anthropic-version: header is required"))
+    return None
+
+
+def _models_reply(path: str, query: bytes | str) -> Reply:
+    """``GET /v1/models`` (paginated) or ``GET /v1/models/{id}``, from :mod:`course.models`.
+
+    Source: the List Models reference (docs.anthropic.com/pt/api/models-list; platform.claude
+    .com/docs/en/api/csharp/models/list): "More recently released models are listed first";
+    ``before_id`` / ``after_id`` return the page "immediately before / after this object";
+    ``limit`` "Defaults to 20. Ranges from 1 to 1000"; ``first_id`` and ``last_id`` name the
+    page's ends, ``has_more`` "Indicates if there are more results in the requested page
+    direction". Get a Model takes an id or an alias; an unknown one is a 404 (docs
+    api/errors). A cursor that names no listed model gives an empty page (the docs are
+    silent; the fake stays permissive).
+    """
+    tail = path.rstrip("/").rsplit("/models", 1)[1].lstrip("/")
+    if tail:
+        facts = models.get(tail)
+        if facts is None:
+            # source: docs api/errors (404 not_found_error); live wording ("model: <id>").
+            return Reply(404, body=error_body(404, f"model: {tail}"))
+        return Reply.ok(models.info(facts))
+    params = {k: v[-1] for k, v in parse_qs(
+        query.decode() if isinstance(query, bytes) else query).items()}
+    raw_limit = params.get("limit", "20")
+    limit = int(raw_limit) if raw_limit.isdigit() else 0
+    if not 1 <= limit <= 1000:
+        # source: as above (1 <= limit <= 1000); wording ours.
+        return Reply(400, body=error_body(400, "limit: Input should be between 1 and 1000"))
+    ids = [m.id for m in models.listed()]
+    if "before_id" in params:
+        end = ids.index(params["before_id"]) if params["before_id"] in ids else 0
+        page, more = ids[max(0, end - limit):end], end - limit > 0
+    else:
+        start = ids.index(params["after_id"]) + 1 if params.get("after_id") in ids else (
+            len(ids) if "after_id" in params else 0)
+        page, more = ids[start:start + limit], start + limit < len(ids)
+    return Reply.ok({"data": [models.info(models.MODELS[i]) for i in page], "has_more": more,
+                     "first_id": page[0] if page else None,
+                     "last_id": page[-1] if page else None})
 
 
 @contextlib.contextmanager
@@ -283,7 +392,8 @@ def with_usage(msg: JSON, body: JSON) -> JSON:
                     if isinstance(b, dict) and b.get("type") == "thinking")
     filled: JSON = {
         "input_tokens": tokens.request_tokens(body),
-        "output_tokens": max(1, output_tokens(content)),
+        # at least 1, except for max_tokens 0, which generates nothing (see cut)
+        "output_tokens": max(int(body.get("max_tokens") != 0), output_tokens(content)),
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": 0,
     }
@@ -406,24 +516,51 @@ def cut(msg: JSON, body: JSON) -> JSON:
     ``output_tokens`` drops to that figure when the reply came with one.
     """
     content = list(msg.get("content") or [])
+    limit = body.get("max_tokens")
+    if limit == 0 and not isinstance(limit, bool):
+        # SDK types/message_create_params.py lines 41-43: "Set to `0` to populate the prompt
+        # cache without generating a response": no content, no output tokens. Which
+        # stop_reason the API reports then, the docs do not say; the fake says "max_tokens"
+        # (SDK types/message.py: "we exceeded the requested `max_tokens`").
+        usage = dict(msg["usage"], output_tokens=0) if isinstance(msg.get("usage"),
+                                                                 dict) else msg.get("usage")
+        return dict(msg, content=[], stop_reason="max_tokens", stop_sequence=None, usage=usage)
     sequences = body.get("stop_sequences")
     found = None
     if isinstance(sequences, list) and all(isinstance(s, str) and s for s in sequences):
         content, found = _stop_at(content, sequences)
-    limit = body.get("max_tokens")
-    over = False
+    over = window = False
     if isinstance(limit, int) and limit > 0:
-        content, over = _within(content, limit)
-    if not over and found is None:
+        room = _window_room(body)
+        if room is not None and room < limit:
+            # The context window holds the prompt and the response (course.validation,
+            # _check_window): output that would not fit stops there, with the SDK's stop
+            # reason for it (types/message.py: "model_context_window_exceeded": "we exceeded
+            # the model's context window").
+            content, window = _within(content, room)
+        if not window:
+            content, over = _within(content, limit)
+    if not over and not window and found is None:
         return msg
     out = dict(msg, content=content)
-    if over:
+    if window:
+        out.update(stop_reason="model_context_window_exceeded", stop_sequence=None)
+    elif over:
         out.update(stop_reason="max_tokens", stop_sequence=None)
     else:
         out.update(stop_reason="stop_sequence", stop_sequence=found)
     if isinstance(msg.get("usage"), dict) and msg["usage"].get("output_tokens") is not None:
         out["usage"] = dict(msg["usage"], output_tokens=output_tokens(content))
     return out
+
+
+def _window_room(body: JSON) -> int | None:
+    """Output tokens left in the model's context window after the prompt, or ``None`` for a
+    model :mod:`course.models` has no row for."""
+    facts = models.get(str(body.get("model", "")))
+    if facts is None:
+        return None
+    return max(0, facts.context_window - tokens.request_tokens(body))
 
 
 def _json_response(status: int, payload: Any, headers: dict[str, str] | None = None

@@ -33,6 +33,17 @@ Sources, as cited on each field:
 * ``docs:models-overview`` -- https://platform.claude.com/docs/en/about-claude/models/overview
   (Haiku 4.5: 64K max output, alias ``claude-haiku-4-5`` of ``claude-haiku-4-5-20251001``);
   Haiku 4.5 predates the 4.6 prefill removal and the 4.7 sampling removal, so it keeps both.
+* ``docs:windows`` -- the model pages' "Context window": models/opus-5/overview ("Context window:
+  1M tokens"; released July 24, 2026), models/haiku-4-5/overview ("Context window: 200K tokens";
+  released October 15, 2025; model id ``claude-haiku-4-5-20251001``). Sonnet 5: a native 1M
+  window (docs.oxen.ai's Claude Sonnet 5 reference, "ships with a native 1M-token context
+  window"; anthropics/claude-code issue 84310, "its native 1M context window"); no release
+  date was found, so its ``created_at`` is the epoch, as the SDK allows (``types/model_info.py``:
+  "May be set to an epoch value if the release date is unknown").
+* ``docs:adaptive`` -- Amazon Bedrock, claude-messages-adaptive-thinking (the supported models
+  are Opus 4.6 and later; "Older models ... do not support adaptive thinking and require
+  thinking.type: "enabled" with budget_tokens"); the thinking-troubleshooting per-model table
+  (zh-CN copy): Opus 5 and Sonnet 5 adaptive, Haiku 4.5 extended thinking only.
 * ``sdk:model_param`` -- anthropic 2.10.0, ``anthropic/types/model_param.py`` lines 9-32: the
   model ids the pinned SDK names; any of them exists online.
 """
@@ -67,6 +78,15 @@ class Model:
     #: The ``output_config.effort`` values allowed with ``thinking: {"type": "disabled"}``;
     #: ``None`` when the model puts no limit on them.
     effort_when_disabled: tuple[str, ...] | None = None
+    #: The context window in tokens: prompt plus response (docs:windows).
+    context_window: int = 200_000
+    #: Whether ``thinking: {"type": "adaptive"}`` is accepted (docs:adaptive).
+    adaptive_thinking: bool = False
+    #: What ``GET /v1/models`` shows (docs:windows; SDK ``types/model_info.py``).
+    display_name: str = ""
+    created_at: str = "1970-01-01T00:00:00Z"
+    #: The id this one is an alias of (``claude-haiku-4-5``), or ``None`` for a model id.
+    alias_of: str | None = None
 
 
 MODELS: dict[str, Model] = {
@@ -75,14 +95,22 @@ MODELS: dict[str, Model] = {
         Model("claude-opus-5", max_output_tokens=128_000, prefill=False, sampling="rejected",
               source="docs:models/opus-5, docs:opus-5-migration, docs:migration-guide "
                      "(Opus 4.7, Opus 4.8)",
-              manual_thinking=False, effort_when_disabled=("low", "medium", "high")),
+              manual_thinking=False, effort_when_disabled=("low", "medium", "high"),
+              context_window=1_000_000, adaptive_thinking=True, display_name="Claude Opus 5",
+              created_at="2026-07-24T00:00:00Z"),
         Model("claude-sonnet-5", max_output_tokens=128_000, prefill=False,
               sampling="default_only", source="docs:models/opus-5, docs:migration-guide "
-                                              "(Claude Sonnet 5)", manual_thinking=False),
+                                              "(Claude Sonnet 5)", manual_thinking=False,
+              context_window=1_000_000, adaptive_thinking=True,
+              display_name="Claude Sonnet 5"),
         Model("claude-haiku-4-5", max_output_tokens=64_000, prefill=True, sampling="accepted",
-              source="docs:models/opus-5, docs:models-overview"),
+              source="docs:models/opus-5, docs:models-overview", context_window=200_000,
+              display_name="Claude Haiku 4.5", created_at="2025-10-15T00:00:00Z",
+              alias_of="claude-haiku-4-5-20251001"),
         Model("claude-haiku-4-5-20251001", max_output_tokens=64_000, prefill=True,
-              sampling="accepted", source="docs:models-overview (the dated id of Haiku 4.5)"),
+              sampling="accepted", source="docs:models-overview (the dated id of Haiku 4.5)",
+              context_window=200_000, display_name="Claude Haiku 4.5",
+              created_at="2025-10-15T00:00:00Z"),
     )
 }
 
@@ -93,6 +121,25 @@ SDK_MODEL_IDS: frozenset[str] = frozenset(get_args(get_args(ModelParam)[0]))
 def get(model_id: str) -> Model | None:
     """The facts for ``model_id``, or ``None`` when this table has no row for it."""
     return MODELS.get(model_id)
+
+
+def listed() -> list[Model]:
+    """The models ``GET /v1/models`` lists: every row that is not an alias, the most recently
+    released first (docs "List Models": "More recently released models are listed first")."""
+    rows = [m for m in MODELS.values() if m.alias_of is None]
+    return sorted(rows, key=lambda m: (m.created_at, m.id), reverse=True)
+
+
+def info(model: Model) -> dict[str, object]:
+    """The ``ModelInfo`` object of a model (SDK ``types/model_info.py``): an alias is shown
+    as the model it names."""
+    target = MODELS[model.alias_of] if model.alias_of else model
+    return {"type": "model", "id": target.id, "display_name": target.display_name,
+            # "active": the model pages show Opus 5 and Haiku 4.5 as legacy but "still
+            # available" (whats-new-opus-5: "Status: Active (legacy)"), which the SDK calls
+            # active ("available for use").
+            "created_at": target.created_at, "lifecycle": "active",
+            "max_input_tokens": target.context_window, "max_tokens": target.max_output_tokens}
 
 
 def exists(model_id: str) -> bool:

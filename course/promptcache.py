@@ -25,12 +25,14 @@ usage computed the way the live API computes it:
   ``cache_control: {"type": "ephemeral", "ttl": "1h"}``) and each read renews it.
 * The request errors the API answers with a 400 come back as a 400 before the model runs:
   a ``cache_control`` that is not ``{"type": "ephemeral", "ttl": "5m" | "1h"}``, more than 4
-  breakpoints, a 1-hour breakpoint after a 5-minute one, an automatic breakpoint whose TTL
-  disagrees with an explicit one on the same block.
+  breakpoints (nested ones included), a 1-hour breakpoint after a 5-minute one, an automatic
+  breakpoint whose TTL disagrees with an explicit one on the same block. Those rules live in
+  :func:`course.validation.check_cache_control`, so the plain ``FakeAPI`` enforces them too.
 
 Not modelled (the fake is permissive there): concurrent requests (live, an entry is readable
-only once the response that writes it has begun), ``cache_control`` nested inside a
-``tool_result``'s content, the web search, citations and speed toggles, the stripping of
+only once the response that writes it has begun), cache writes and reads at a
+``cache_control`` nested inside a ``tool_result``'s content (it counts toward the 4 and the
+TTL order, but the cache neither writes nor reads there), the web search, citations and speed toggles, the stripping of
 earlier thinking blocks on models that strip them, and per-workspace isolation.
 
 The counts land in ``usage`` exactly where the API puts them, so the SDK parses them into
@@ -52,6 +54,9 @@ from typing import Any
 
 from . import tokens
 from .clock import FakeClock
+from .validation import DEFAULT_CACHE_TTL, MAX_BREAKPOINTS, check_cache_control
+from .validation import InvalidCacheControl as InvalidCacheControl   # re-exported
+from .validation import TooManyBreakpoints as TooManyBreakpoints     # re-exported
 from .wire import Reply
 
 JSON = dict[str, Any]
@@ -73,10 +78,9 @@ DEFAULT_MIN_TOKENS = 1024   # the docs list no other model the course uses; ours
 #: source: SDK types/cache_control_ephemeral_param.py:11, ``ttl: Literal["5m", "1h"]``,
 #: "Defaults to `5m`"; PROMPT_CACHING: "By default, the cache has a 5-minute lifetime".
 TTL_SECONDS: dict[str, float] = {"5m": 300.0, "1h": 3600.0}
-DEFAULT_TTL = "5m"
-#: source: PROMPT_CACHING, "You can define up to 4 cache breakpoints"; automatic caching
-#: "uses one of the available breakpoint slots".
-MAX_BREAKPOINTS = 4
+DEFAULT_TTL = DEFAULT_CACHE_TTL
+#: MAX_BREAKPOINTS (4) and the 400s over ``cache_control`` live in :mod:`course.validation`
+#: (``check_cache_control``), which every fake runs; this module bills what it allows.
 #: source: PROMPT_CACHING: "The lookback window is 20 blocks. The system checks at most 20
 #: positions per breakpoint, counting the breakpoint itself as the first."
 LOOKBACK_BLOCKS = 20
@@ -89,17 +93,6 @@ DEFAULT_EFFORT: dict[str, str] = {"claude-opus-5": "high", "claude-sonnet-5": "h
 #: with cache_control; "If the last block is not eligible as an automatic cache breakpoint
 #: target, the system silently walks backwards to find the nearest eligible block".
 NOT_ELIGIBLE = frozenset({"thinking", "redacted_thinking"})
-
-# source: the API's 400s, as quoted in public code that logs them (wording is the API's):
-# "messages.130.content.0.cache_control.ttl: a ttl='1h' cache_control block must not come
-# after a ttl='5m' cache_control block. Note that blocks are processed in the following
-# order: `tools`, `system`, `messages`." and "A maximum of 4 blocks with cache_control may be
-# provided. Found 5." and "system.0.cache_control.ttl: Input should be '5m' or '1h'".
-_ORDER_MESSAGE = ("{path}.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' "
-                  "cache_control block. Note that blocks are processed in the following order: "
-                  "`tools`, `system`, `messages`.")
-_TOO_MANY = "A maximum of {limit} blocks with cache_control may be provided. Found {found}."
-
 
 @dataclass(frozen=True)
 class Segment:
@@ -130,14 +123,6 @@ class Billing:
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
 
-class InvalidCacheControl(ValueError):
-    """A request the API would refuse with a 400 over its ``cache_control`` fields."""
-
-
-class TooManyBreakpoints(InvalidCacheControl):
-    """More ``cache_control`` blocks than the API accepts in one request."""
-
-
 @dataclass(frozen=True)
 class Breakpoint:
     """One breakpoint of a request: which rendered block, its TTL, and its name in a 400."""
@@ -151,17 +136,6 @@ def _strip(block: Any) -> Any:
     if isinstance(block, dict) and "cache_control" in block:
         return {k: v for k, v in block.items() if k != "cache_control"}
     return block
-
-
-def _control_error(control: Any, path: str) -> str | None:
-    """The API's 400 for a malformed ``cache_control`` object at ``path``, or None."""
-    # source: SDK types/cache_control_ephemeral_param.py: type Required[Literal["ephemeral"]],
-    # ttl Literal["5m", "1h"]; the messages are the API's (see _ORDER_MESSAGE above).
-    if not isinstance(control, dict) or control.get("type") != "ephemeral":
-        return f"{path}.type: Input should be 'ephemeral'"
-    if "ttl" in control and control["ttl"] not in TTL_SECONDS:
-        return f"{path}.ttl: Input should be '5m' or '1h'"
-    return None
 
 
 def _ttl_name(block: Any) -> str | None:
@@ -257,53 +231,21 @@ def _keys(model: str, segments: list[Segment], context: bytes) -> list[tuple[int
 
 
 def breakpoints(body: JSON, segments: list[Segment] | None = None) -> list[Breakpoint]:
-    """Every breakpoint of the request in render order, automatic one included.
+    """Every top-level breakpoint of the request in render order, automatic one included.
 
-    Raises :class:`InvalidCacheControl` with the API's message for a request it refuses.
+    Raises :class:`InvalidCacheControl` with the API's message for a request it refuses
+    (:func:`course.validation.check_cache_control`, the one copy of those rules). Breakpoints
+    nested in a tool_result's content count there toward the 4, but the cache here neither
+    writes nor reads at them (not modelled).
     """
+    check_cache_control(body)
     segments = render(body) if segments is None else segments
-    marks = []
-    for i, seg in enumerate(segments):
-        if seg.ttl_name is None:
-            continue
-        if not seg.eligible:
-            # source: PROMPT_CACHING, caching with thinking blocks: "Thinking blocks cannot be
-            # explicitly marked with cache_control"; the message as the API words a field a
-            # block does not take (wording ours).
-            raise InvalidCacheControl(f"{seg.path}.cache_control: Extra inputs are not "
-                                      "permitted")
-        control = _find_block(body, seg)["cache_control"]
-        error = _control_error(control, f"{seg.path}.cache_control")
-        if error:
-            raise InvalidCacheControl(error)
-        marks.append(Breakpoint(i, seg.ttl_name, f"{seg.path}.cache_control"))
+    marks = [Breakpoint(i, seg.ttl_name, f"{seg.path}.cache_control")
+             for i, seg in enumerate(segments) if seg.ttl_name is not None and seg.eligible]
     auto = body.get("cache_control")
     if auto is not None:
-        error = _control_error(auto, "cache_control")
-        if error:
-            raise InvalidCacheControl(error)
         marks = _with_automatic(marks, segments, auto.get("ttl", DEFAULT_TTL))
-    if len(marks) > MAX_BREAKPOINTS:
-        # source: PROMPT_CACHING, automatic caching edge cases: "If 4 explicit block-level
-        # breakpoints already exist, the API returns a 400 error (no slots left)".
-        raise TooManyBreakpoints(_TOO_MANY.format(limit=MAX_BREAKPOINTS, found=len(marks)))
-    seen_5m = False
-    for mark in marks:
-        # source: PROMPT_CACHING, mixing TTLs: "Cache entries with longer TTL must appear
-        # before shorter TTLs (i.e., a 1-hour cache entry must appear before any 5-minute
-        # cache entries)"; the message is the API's (see _ORDER_MESSAGE).
-        if mark.ttl_name == "1h" and seen_5m:
-            raise InvalidCacheControl(_ORDER_MESSAGE.format(path=mark.path))
-        seen_5m = seen_5m or mark.ttl_name == "5m"
     return marks
-
-
-def _find_block(body: JSON, seg: Segment) -> JSON:
-    parts = seg.path.split(".")
-    node: Any = body
-    for part in parts:
-        node = node[int(part)] if part.isdigit() else node[part]
-    return node
 
 
 def _with_automatic(marks: list[Breakpoint], segments: list[Segment],
@@ -311,20 +253,14 @@ def _with_automatic(marks: list[Breakpoint], segments: list[Segment],
     """Add the top-level ``cache_control``'s breakpoint on the last eligible block.
 
     source: PROMPT_CACHING, automatic caching: "applies the cache breakpoint to the last
-    cacheable block"; edge cases: the same TTL on an explicit breakpoint there is a no-op, a
-    different TTL is a 400, an ineligible last block is walked back from, none found means
-    no caching. The 400's wording is ours.
+    cacheable block"; edge cases: the same TTL on an explicit breakpoint there is a no-op, an
+    ineligible last block is walked back from, none found means no caching (a different TTL
+    there is a 400 of :func:`course.validation.check_cache_control`).
     """
     target = next((i for i in range(len(segments) - 1, -1, -1) if segments[i].eligible), None)
     if target is None:
         return marks
-    same = [m for m in marks if m.index == target]
-    if same:
-        if same[0].ttl_name != ttl:
-            raise InvalidCacheControl(
-                f"cache_control: the top-level cache_control has ttl='{ttl}', but the last "
-                f"cacheable block ({same[0].path}) already has ttl='{same[0].ttl_name}'; "
-                "give both the same ttl or remove one")
+    if any(m.index == target for m in marks):
         return marks
     return sorted([*marks, Breakpoint(target, ttl, "cache_control")], key=lambda m: m.index)
 

@@ -46,8 +46,32 @@ Source keys used below:
   "messages.52.content.0.tool_result: content cannot be empty if `is_error` is true"
   (bytedance/trae-agent issue 230).
 
+* ``docs:caching`` -- https://platform.claude.com/docs/en/build-with-claude/prompt-caching
+  ("You can define up to 4 cache breakpoints"; automatic caching "uses one of the available
+  breakpoint slots"; mixing TTLs: "a 1-hour cache entry must appear before any 5-minute cache
+  entries"; "Thinking blocks cannot be explicitly marked with cache_control"); SDK
+  ``types/cache_control_ephemeral_param.py`` lines 9-11 (``type: Required[Literal[
+  "ephemeral"]]``, ``ttl: Literal["5m", "1h"]``). The messages are the API's, as quoted in
+  public code that logs them (listed beside each).
+* ``docs:extended`` -- https://platform.claude.com/docs/en/build-with-claude/extended-thinking
+  ("Feature compatibility": "Thinking isn't compatible with temperature or top_k
+  modifications as well as forced tool use", quoted in anthropics/claude-code issue 19414;
+  thinking with tools: tool_choice ``any`` or ``tool`` "will result in an error", quoted in
+  run-llama/llama_index issue 19641, with the live message "Thinking may not be enabled when
+  tool_choice forces tool use"); SDK ``types/thinking_config_enabled_param.py`` lines 10-16
+  (``budget_tokens`` "Must be ≥1024 and less than `max_tokens`").
+* ``docs:windows`` -- the context window of each model (:mod:`course.models`); the live 400
+  "prompt is too long: 208310 tokens > 200000 maximum" (anthropics/claude-code issue 12186).
+* ``docs:schema`` -- SDK ``types/tool_param.py`` (``input_schema``: "JSON schema for this
+  tool's input"); the live 400 "tools.N.custom.input_schema: JSON schema is invalid. It must
+  match JSON Schema draft 2020-12" (quoted in public reports, e.g. MCP debugging notes and
+  client changelogs). The fake checks the schema with the ``jsonschema`` package's draft
+  2020-12 metaschema.
+* ``docs:count`` -- https://platform.claude.com/docs/en/api/http/messages/count_tokens and SDK
+  ``types/message_count_tokens_params.py`` (the Messages body without ``max_tokens``).
+
 Left out on purpose (documented, but no loop in this course can reach it, or the fake cannot
-know it): the 32 MB request size limit (413, ``docs:errors``), the 100,000-message limit
+know it): the 100,000-message limit
 (``sdk:create`` line 119), image and document block validation, server-tool definitions
 (only their names are checked for uniqueness), and the thinking round trip, which
 :mod:`course.thinking` checks.
@@ -59,7 +83,9 @@ import math
 import re
 from typing import Any
 
-from . import models
+import jsonschema
+
+from . import models, tokens
 from .wire import JSON
 
 
@@ -77,9 +103,20 @@ class ModelNotFound(InvalidRequest):
     error_type = "not_found_error"
 
 
+class InvalidCacheControl(InvalidRequest):
+    """A request the API refuses with a 400 over its ``cache_control`` fields."""
+
+
+class TooManyBreakpoints(InvalidCacheControl):
+    """More ``cache_control`` blocks than the API accepts in one request."""
+
+
 # source: live ("tools.N.custom.name: String should match pattern ...").
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
 TOOL_CHOICE_TYPES = ("auto", "any", "tool", "none")
+# source: docs:schema (draft 2020-12; live wording, word for word).
+SCHEMA_VALIDATOR = jsonschema.Draft202012Validator
+INVALID_SCHEMA = "JSON schema is invalid. It must match JSON Schema draft 2020-12"
 SAMPLING_PARAMS = ("temperature", "top_p", "top_k")
 PREFILL_REJECTED = ("This model does not support assistant message prefill. The conversation "
                     "must end with a user message.")
@@ -124,18 +161,24 @@ def _ids(content: list[JSON], kind: str, key: str) -> list[str]:
     return [b.get(key) for b in content if isinstance(b, dict) and b.get("type") == kind]
 
 
-def check(body: Any) -> None:
+def check(body: Any, *, counting: bool = False) -> None:
     """Raise :class:`InvalidRequest` (or :class:`ModelNotFound`) with the API's status and
     message if ``body`` would be rejected. Any JSON value is safe to pass: a malformed one is
-    a 400 here, never another exception."""
+    a 400 here, never another exception.
+
+    ``counting`` checks a ``POST /v1/messages/count_tokens`` body: the same rules less those
+    of ``max_tokens``, which that endpoint does not take (docs:count), and less the context
+    window, which is what a loop counts tokens to find out about (the docs do not say that
+    the count endpoint refuses a prompt over the window: the fake counts it)."""
     if not isinstance(body, dict):
         # source: docs:errors (400 for the format of the request); wording ours.
         raise InvalidRequest("Input should be a valid dictionary or object to extract fields "
                              "from")
-    _check_fields(body)
+    _check_fields(body, counting)
     _check_shapes(body)
-    _check_model(body)
+    _check_model(body, counting)
     _check_tools(body)
+    check_cache_control(body)
     # Mid-conversation system messages take no part in the turn structure (source:
     # github:anthropics/skills, skills/claude-api/shared/model-migration.md, "New API
     # feature: mid-session system prompts", Opus 4.8 on; SDK types/system_message_param.py).
@@ -146,21 +189,24 @@ def check(body: Any) -> None:
 # -- the body's own fields --------------------------------------------------------------
 
 
-def _check_fields(body: JSON) -> None:
-    for name in ("model", "max_tokens", "messages"):
+def _check_fields(body: JSON, counting: bool = False) -> None:
+    # source: sdk:create (model, max_tokens, messages Required); docs:count (no max_tokens).
+    for name in ("model", "messages") if counting else ("model", "max_tokens", "messages"):
         if name not in body:
             raise InvalidRequest(f"{name}: Field required")
     if not isinstance(body["model"], str):
         raise InvalidRequest("model: Input should be a valid string")  # wording ours
+    raw = body["messages"]
+    if not isinstance(raw, list) or not raw:
+        raise InvalidRequest("messages: at least one message is required")
+    if counting and "max_tokens" not in body:
+        return
     limit = body["max_tokens"]
     if isinstance(limit, bool) or not isinstance(limit, int):
         raise InvalidRequest("max_tokens: Input should be a valid integer")  # wording ours
     if limit < 0:
         # source: sdk:create lines 35-47 (0 is allowed, to pre-warm the cache); wording ours.
         raise InvalidRequest("max_tokens: Input should be greater than or equal to 0")
-    raw = body["messages"]
-    if not isinstance(raw, list) or not raw:
-        raise InvalidRequest("messages: at least one message is required")
 
 
 def _empty_text(value: str) -> str | None:
@@ -265,7 +311,7 @@ def _check_block(b: Any, where: str) -> None:
 # -- the model --------------------------------------------------------------------------
 
 
-def _check_model(body: JSON) -> None:
+def _check_model(body: JSON, counting: bool = False) -> None:
     name = body["model"]
     # source: docs:errors (404 not_found_error), live ("model: <id>"). Only ids in the Claude
     # namespace are checked: the fake's own tests use placeholder names such as "m", and a
@@ -275,7 +321,9 @@ def _check_model(body: JSON) -> None:
     facts = models.get(name)
     if facts is None:
         return
-    if body["max_tokens"] > facts.max_output_tokens:
+    if counting:
+        body = {k: v for k, v in body.items() if k != "max_tokens"}
+    elif body["max_tokens"] > facts.max_output_tokens:
         # source: models (ceiling), live (wording).
         raise InvalidRequest(
             f"max_tokens: {body['max_tokens']} > {facts.max_output_tokens}, which is the "
@@ -283,6 +331,8 @@ def _check_model(body: JSON) -> None:
         )
     _check_sampling(body, facts)
     _check_thinking_config(body, facts)
+    if not counting:
+        _check_window(body, facts)
     last = body["messages"][-1]
     if last.get("role") == "assistant":
         if not facts.prefill:
@@ -318,6 +368,25 @@ def _check_sampling(body: JSON, facts: models.Model) -> None:
                              "model. Please use only one.")
 
 
+def _check_window(body: JSON, facts: models.Model) -> None:
+    """A prompt longer than the model's context window is a 400 (source: docs:windows).
+
+    A prompt that fits, but leaves less room than ``max_tokens``, is answered: the reply
+    stops at the window with ``stop_reason: "model_context_window_exceeded"``
+    (:func:`course.fakes.cut`; SDK ``types/message.py``, that stop reason: "we exceeded the
+    model's context window"). The docs corpus does not state a 400 for input plus
+    ``max_tokens`` over the window on these models, so the fake gives none."""
+    prompt = tokens.request_tokens(body)
+    if prompt > facts.context_window:
+        # source: docs:windows (live wording, word for word).
+        raise InvalidRequest(f"prompt is too long: {prompt} tokens > {facts.context_window} "
+                             "maximum")
+
+
+# source: docs:extended (live wording, word for word).
+FORCED_WITH_THINKING = "Thinking may not be enabled when tool_choice forces tool use."
+
+
 def _check_thinking_config(body: JSON, facts: models.Model) -> None:
     """The request's ``thinking`` setting against what the model accepts (source: models)."""
     config = body.get("thinking")
@@ -328,6 +397,13 @@ def _check_thinking_config(body: JSON, facts: models.Model) -> None:
         # ours.
         raise InvalidRequest('thinking.type: "enabled" is not supported for this model. Use '
                              '"adaptive" and output_config.effort to control thinking.')
+    if config.get("type") == "adaptive" and not facts.adaptive_thinking:
+        # source: docs:adaptive in course/models.py (older models "do not support adaptive
+        # thinking"); wording ours.
+        raise InvalidRequest('thinking.type: "adaptive" is not supported for this model. Use '
+                             '"enabled" with budget_tokens.')
+    if config.get("type") == "enabled":
+        _check_manual_thinking(body, config)
     effort = (body.get("output_config") or {}).get("effort") if isinstance(
         body.get("output_config"), dict) else None
     allowed = facts.effort_when_disabled
@@ -337,6 +413,171 @@ def _check_thinking_config(body: JSON, facts: models.Model) -> None:
         # or below"); wording ours.
         raise InvalidRequest(f"output_config.effort: '{effort}' is not supported when "
                              "thinking is disabled on this model")
+
+
+def _check_manual_thinking(body: JSON, config: JSON) -> None:
+    """``thinking: {"type": "enabled", "budget_tokens": N}`` on a model that takes it."""
+    budget = config.get("budget_tokens")
+    if isinstance(budget, bool) or not isinstance(budget, int):
+        # source: SDK thinking_config_enabled_param.py (budget_tokens Required[int]); wording
+        # ours, in the API's field-path style.
+        raise InvalidRequest("thinking.enabled.budget_tokens: Field required" if budget is None
+                             else "thinking.enabled.budget_tokens: Input should be a valid "
+                             "integer")
+    if budget < 1024:
+        # source: docs:extended (budget_tokens "Must be ≥1024"); wording ours.
+        raise InvalidRequest("thinking.enabled.budget_tokens: Input should be greater than or "
+                             "equal to 1024")
+    limit = body.get("max_tokens")
+    if isinstance(limit, int) and budget >= limit:
+        # source: docs:extended (budget_tokens "less than `max_tokens`"); wording ours.
+        raise InvalidRequest(f"`max_tokens` must be greater than `thinking.budget_tokens`. "
+                             f"Got max_tokens={limit}, budget_tokens={budget}.")
+    choice = body.get("tool_choice")
+    if isinstance(choice, dict) and choice.get("type") in ("any", "tool"):
+        raise InvalidRequest(FORCED_WITH_THINKING)  # source: docs:extended
+    temperature = body.get("temperature")
+    if temperature is not None and temperature != 1:
+        # source: docs:extended ("not compatible with temperature ... modifications"); the
+        # default temperature is 1 (sdk:create); wording ours.
+        raise InvalidRequest("`temperature` may only be set to 1 when thinking is enabled.")
+    if body.get("top_k") is not None:
+        # source: docs:extended ("not compatible with ... top_k modifications"); wording ours.
+        raise InvalidRequest("`top_k` may not be set when thinking is enabled.")
+
+
+# -- cache_control ---------------------------------------------------------------------
+
+#: source: docs:caching (ttl Literal["5m", "1h"], default "5m"; "up to 4 cache breakpoints").
+CACHE_TTLS = ("5m", "1h")
+DEFAULT_CACHE_TTL = "5m"
+MAX_BREAKPOINTS = 4
+#: Blocks that may not carry ``cache_control`` (docs:caching, caching with thinking blocks).
+NOT_CACHEABLE = frozenset({"thinking", "redacted_thinking"})
+
+# source: docs:caching; the API's words, as quoted in public code that logs its 400s:
+# "messages.130.content.0.cache_control.ttl: a ttl='1h' cache_control block must not come
+# after a ttl='5m' cache_control block. Note that blocks are processed in the following
+# order: `tools`, `system`, `messages`." and "A maximum of 4 blocks with cache_control may be
+# provided. Found 5." and "system.0.cache_control.ttl: Input should be '5m' or '1h'".
+ORDER_MESSAGE = ("{path}.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' "
+                 "cache_control block. Note that blocks are processed in the following order: "
+                 "`tools`, `system`, `messages`.")
+TOO_MANY = "A maximum of {limit} blocks with cache_control may be provided. Found {found}."
+
+
+def control_error(control: Any, path: str) -> str | None:
+    """The API's 400 for a malformed ``cache_control`` object at ``path``, or ``None``."""
+    # source: docs:caching (SDK cache_control_ephemeral_param.py lines 9-11).
+    if not isinstance(control, dict) or control.get("type") != "ephemeral":
+        return f"{path}.type: Input should be 'ephemeral'"
+    if "ttl" in control and control["ttl"] not in CACHE_TTLS:
+        return f"{path}.ttl: Input should be '5m' or '1h'"
+    return None
+
+
+def _ttl(control: JSON) -> str:
+    return str(control.get("ttl", DEFAULT_CACHE_TTL))
+
+
+def _blocks_in_order(body: JSON) -> list[tuple[str, Any, bool]]:
+    """Every block that may carry ``cache_control``, in the order the API processes them
+    (``tools``, ``system``, ``messages``), as (path, block, top level). A tool_result's own
+    content blocks come just before the tool_result that holds them."""
+    out: list[tuple[str, Any, bool]] = []
+    for i, tool in enumerate(body.get("tools") or []):
+        out.append((f"tools.{i}", tool, True))
+    system = body.get("system")
+    if isinstance(system, list):
+        for i, b in enumerate(system):
+            out.append((f"system.{i}", b, True))
+    for i, m in enumerate(body.get("messages") or []):
+        content = m.get("content") if isinstance(m, dict) else None
+        if not isinstance(content, list):
+            continue
+        for j, b in enumerate(content):
+            inner = b.get("content") if isinstance(b, dict) else None
+            if isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(inner,
+                                                                                     list):
+                for k, nested in enumerate(inner):
+                    out.append((f"messages.{i}.content.{j}.content.{k}", nested, False))
+            out.append((f"messages.{i}.content.{j}", b, True))
+    return out
+
+
+def automatic_target(body: JSON) -> int | None:
+    """Index into the top-level blocks (tools, system, messages; string content counting as
+    one block) of the block a top-level ``cache_control`` marks: the last one that may carry
+    a breakpoint (docs:caching, automatic caching: "If the last block is not eligible ... the
+    system silently walks backwards"); ``None`` when there is none."""
+    kinds: list[bool] = []
+    kinds += [True for _ in body.get("tools") or []]
+    system = body.get("system")
+    if isinstance(system, str) and system:
+        kinds.append(True)
+    elif isinstance(system, list):
+        kinds += [True for _ in system]
+    for m in body.get("messages") or []:
+        content = m.get("content") if isinstance(m, dict) else None
+        if isinstance(content, str):
+            kinds.append(True)
+        elif isinstance(content, list):
+            kinds += [not (isinstance(b, dict) and b.get("type") in NOT_CACHEABLE)
+                      for b in content]
+    return next((i for i in range(len(kinds) - 1, -1, -1) if kinds[i]), None)
+
+
+def check_cache_control(body: JSON) -> None:
+    """Raise :class:`InvalidCacheControl` for the ``cache_control`` fields the API refuses.
+
+    Every fake runs this, whether or not it models cache hits (:mod:`course.promptcache`
+    bills them; its breakpoints are these). Breakpoints nested in a tool_result's content
+    count toward the 4 and take part in the TTL order."""
+    marks: list[tuple[str, str]] = []           # (path of the cache_control, ttl) in order
+    top_level = -1
+    explicit_at: dict[int, str] = {}            # top-level index -> its ttl
+    for path, block, top in _blocks_in_order(body):
+        if top:
+            top_level += 1
+        if not isinstance(block, dict) or block.get("cache_control") is None:
+            continue
+        if block.get("type") in NOT_CACHEABLE:
+            # source: docs:caching ("Thinking blocks cannot be explicitly marked with
+            # cache_control"); the words the API uses for a field a block does not take
+            # (wording ours).
+            raise InvalidCacheControl(f"{path}.cache_control: Extra inputs are not permitted")
+        error = control_error(block["cache_control"], f"{path}.cache_control")
+        if error:
+            raise InvalidCacheControl(error)
+        marks.append((f"{path}.cache_control", _ttl(block["cache_control"])))
+        if top:
+            explicit_at[top_level] = marks[-1][1]
+    auto = body.get("cache_control")
+    if auto is not None:
+        error = control_error(auto, "cache_control")
+        if error:
+            raise InvalidCacheControl(error)
+        target = automatic_target(body)
+        if target is not None and target in explicit_at:
+            if explicit_at[target] != _ttl(auto):
+                # source: docs:caching, automatic caching edge cases ("a different TTL, the
+                # API returns a 400 error"); wording ours.
+                raise InvalidCacheControl(
+                    f"cache_control: the top-level cache_control has ttl='{_ttl(auto)}', but "
+                    f"the last cacheable block already has ttl='{explicit_at[target]}'; give "
+                    "both the same ttl or remove one")
+        elif target is not None:
+            marks.append(("cache_control", _ttl(auto)))   # last in the order, as its block
+    if len(marks) > MAX_BREAKPOINTS:
+        # source: docs:caching ("up to 4"; automatic caching with 4 explicit breakpoints "the
+        # API returns a 400 error (no slots left)"); live wording.
+        raise TooManyBreakpoints(TOO_MANY.format(limit=MAX_BREAKPOINTS, found=len(marks)))
+    seen_5m = False
+    for path, ttl in marks:
+        # source: docs:caching, mixing TTLs; live wording (ORDER_MESSAGE).
+        if ttl == "1h" and seen_5m:
+            raise InvalidCacheControl(ORDER_MESSAGE.format(path=path))
+        seen_5m = seen_5m or ttl == "5m"
 
 
 # -- tools and tool_choice --------------------------------------------------------------
@@ -369,6 +610,10 @@ def _check_tools(body: JSON) -> None:
                 # source: sdk (types/tool_param.py lines 17-20, type: Literal["object"]);
                 # wording ours.
                 raise InvalidRequest(f"{where}.input_schema.type: Input should be 'object'")
+            try:
+                SCHEMA_VALIDATOR.check_schema(schema)
+            except jsonschema.SchemaError:
+                raise InvalidRequest(f"{where}.input_schema: {INVALID_SCHEMA}") from None
         names.append(name)
     if len(set(names)) != len(names):
         # source: sdk (types/tool_name_conflict_error_details.py: the API refuses a tool name

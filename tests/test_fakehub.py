@@ -247,7 +247,9 @@ def test_a_served_fake_on_loopback_is_the_graders_fake(served):
     assert isinstance(api, hub.RemoteFake)
     body = {"model": graphs.MODEL, "max_tokens": 64,
             "messages": [{"role": "user", "content": graphs.GOAL}]}
-    with api.serve() as url, httpx2.Client(base_url=url, timeout=10) as http:
+    # the headers every API request carries (docs api/getting-started, api/versioning)
+    sent = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+    with api.serve() as url, httpx2.Client(base_url=url, timeout=10, headers=sent) as http:
         first = http.post("/v1/messages", json=body)
         assert first.status_code == 200 and first.json()["content"][-1]["type"] == "tool_use"
         with pytest.raises(httpx2.TransportError):

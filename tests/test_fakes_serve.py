@@ -71,7 +71,9 @@ def test_a_miss_is_a_500_that_names_it_and_is_kept():
         req = urllib.request.Request(f"{url}/v1/messages", method="POST",
                                      data=json.dumps({"model": "m", "max_tokens": 1,
                                                       "messages": [{"role": "user",
-                                                                    "content": "a"}]}).encode())
+                                                                    "content": "a"}]}).encode(),
+                                     headers={"x-api-key": "k",
+                                              "anthropic-version": "2023-06-01"})
         with pytest.raises(urllib.error.HTTPError) as err:
             urllib.request.urlopen(req, timeout=5)
         assert err.value.code == 500

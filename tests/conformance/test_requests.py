@@ -392,7 +392,8 @@ def test_a_tool_use_block_without_an_id_is_a_400():
 def test_a_body_that_is_not_an_object_is_a_400(raw):
     # source: errors (400 invalid_request_error: the format of the request); wording ours.
     api = FakeAPI(Queue([]))
-    response = api(httpx2.Request("POST", "https://api.anthropic.com/v1/messages", content=raw))
+    response = api(httpx2.Request("POST", "https://api.anthropic.com/v1/messages", content=raw,
+                                  headers={"x-api-key": "k", "anthropic-version": "2023-06-01"}))
     assert response.status_code == 400
     assert response.json()["error"]["type"] == "invalid_request_error"
 
