@@ -40,15 +40,19 @@ STARTUP_TIMEOUT = 60
 #: Everything one notebook's kernel may show, in characters of JSON: past it, outputs are
 #: dropped (records are not outputs: they still reach the grader).
 MAX_NOTEBOOK_OUTPUT = 5_000_000
-#: The largest message a kernel may send the grader on any channel, in bytes: ZeroMQ drops
-#: a larger one before it is read into the grader's memory (a record is at most
-#: :data:`.judge.MAX_RECORD_CHARS`, all outputs together :data:`MAX_NOTEBOOK_OUTPUT`).
+#: The largest message a kernel may send the grader, in bytes, per channel: ZeroMQ drops a
+#: larger one before it is read into the grader's memory, and the connection with it. The
+#: shell channel carries replies (the tamper probe's is at most
+#: :data:`.probe.MAX_ANSWER_CHARS`); IOPub carries outputs, and ipykernel sends what a cell
+#: prints within a flush interval as one message (a record is at most
+#: :data:`.judge.MAX_RECORD_CHARS`; what is kept of outputs, :data:`MAX_NOTEBOOK_OUTPUT`).
 MAX_KERNEL_MESSAGE = 16 * 1024**2
+MAX_IOPUB_MESSAGE = 128 * 1024**2
 #: How long the grader waits to hand the kernel a message before it gives the kernel up.
 SEND_TIMEOUT = 10.0
 _SILENCED = ("the kernel stopped taking the grader's messages (the grader drops a message "
-             f"over {MAX_KERNEL_MESSAGE // 1024**2} MiB from a kernel, and its connection "
-             "with it)")
+             f"over {MAX_KERNEL_MESSAGE // 1024**2} MiB, or an output over "
+             f"{MAX_IOPUB_MESSAGE // 1024**2} MiB, from a kernel, and its connection with it)")
 
 
 @dataclass
@@ -352,17 +356,30 @@ class GradingClient(NotebookClient):
 
     def _cap_messages(self) -> None:
         """Every socket to the kernel drops a message over :data:`MAX_KERNEL_MESSAGE`
-        (ZeroMQ's ``MAXMSGSIZE``) before it is read into this process."""
+        (:data:`MAX_IOPUB_MESSAGE` on IOPub; ZeroMQ's ``MAXMSGSIZE``) before it is read into
+        this process."""
         import zmq
         import zmq.asyncio
 
-        self._context = zmq.asyncio.Context()
-        self._context.setsockopt(zmq.MAXMSGSIZE, MAX_KERNEL_MESSAGE)
+        context = self._context = zmq.asyncio.Context()
         # A connection dropped for an oversized message does not come back, and a send to
         # no peer would block this process for good: it gives up after SEND_TIMEOUT.
-        self._context.setsockopt(zmq.SNDTIMEO, int(SEND_TIMEOUT * 1000))
+        context.setsockopt(zmq.SNDTIMEO, int(SEND_TIMEOUT * 1000))
         make = self.km.client
-        self.km.client = lambda **kw: make(context=self._context, **kw)
+
+        def client(**kw: Any) -> Any:
+            kc = make(context=context, **kw)
+            connect = kc._create_connected_socket
+
+            def capped(channel: str, identity: bytes | None = None) -> Any:
+                size = MAX_IOPUB_MESSAGE if channel == "iopub" else MAX_KERNEL_MESSAGE
+                context.setsockopt(zmq.MAXMSGSIZE, size)  # for the socket made next
+                return connect(channel, identity=identity)
+
+            kc._create_connected_socket = capped
+            return kc
+
+        self.km.client = client
 
     async def _stop(self) -> None:
         """Kill the kernel now: its whole sandbox (pid namespace) goes with it. nbclient

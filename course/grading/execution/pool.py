@@ -124,6 +124,8 @@ def run_local(jobs: Sequence[Job], workers: int,
             fill()
         # a broken pool refuses new work: what was never handed over is graded alone too
         broken += [i for i in waiting if ready(i)]
+        if broken:
+            _end_broken(pool)
 
     def alone(i: int) -> Outcome:
         for _ in range(2):  # it may never have started in the pool: two tries of its own
@@ -146,6 +148,17 @@ def run_local(jobs: Sequence[Job], workers: int,
 
         sweep_stale()
     return [results[i] for i in range(len(jobs))]
+
+
+def _end_broken(pool: ProcessPoolExecutor) -> None:
+    """Stop what is left of a broken pool's workers. Python 3.11's pool can wait for good
+    on a worker that outlived the one that died (idle, reading its empty work queue), so
+    the remaining workers are ended here rather than waited for."""
+    left = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in left:
+        if proc.is_alive():
+            proc.terminate()
 
 
 def run_dask(jobs: Sequence[Job], scheduler: str,
