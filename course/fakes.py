@@ -30,12 +30,11 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs
 
 import anthropic
 import httpx2
 import jiter
-
-from urllib.parse import parse_qs
 
 from . import models, thinking, tokens
 from .cassette import ReplayMiss

@@ -32,8 +32,9 @@ usage computed the way the live API computes it:
 Not modelled (the fake is permissive there): concurrent requests (live, an entry is readable
 only once the response that writes it has begun), cache writes and reads at a
 ``cache_control`` nested inside a ``tool_result``'s content (it counts toward the 4 and the
-TTL order, but the cache neither writes nor reads there), the web search, citations and speed toggles, the stripping of
-earlier thinking blocks on models that strip them, and per-workspace isolation.
+TTL order, but the cache neither writes nor reads there), the web search, citations and
+speed toggles, the stripping of earlier thinking blocks on models that strip them, and
+per-workspace isolation.
 
 The counts land in ``usage`` exactly where the API puts them, so the SDK parses them into
 ``Usage.cache_creation_input_tokens``, ``Usage.cache_read_input_tokens`` and
@@ -54,9 +55,9 @@ from typing import Any
 
 from . import tokens
 from .clock import FakeClock
-from .validation import DEFAULT_CACHE_TTL, MAX_BREAKPOINTS, check_cache_control
-from .validation import InvalidCacheControl as InvalidCacheControl   # re-exported
-from .validation import TooManyBreakpoints as TooManyBreakpoints     # re-exported
+from .validation import DEFAULT_CACHE_TTL, check_cache_control
+from .validation import InvalidCacheControl as InvalidCacheControl  # re-exported
+from .validation import TooManyBreakpoints as TooManyBreakpoints  # re-exported
 from .wire import Reply
 
 JSON = dict[str, Any]

@@ -32,7 +32,7 @@ import anthropic
 import pytest
 
 from course.fakes import FakeAPI, Queue
-from course.wire import message, text, tool_use
+from course.wire import message, text
 
 OPUS, SONNET, HAIKU = "claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"
 GOAL = {"role": "user", "content": "What is the weather in Paris?"}
