@@ -114,8 +114,9 @@ def test_feedback_writes_html_for_each_student(capsys, class_course):
         # positive control: a line of a visible, ungraded cell is found by the same search
         assert "split_fake = weather.three_cities()" in text
         # test cells show their result only, never their code
-        assert "test parallel_results_one_message:" in text
-        assert "(test code not shown)" in text
+        verdict = "✓ passed" if page.parent.parent.name == "solution" else "✗ failed"
+        assert f"Check parallel_results_one_message: {verdict}" in text
+        assert "(The test code is not shown.)" in text
         leaked = [s for s in secret_lines(source, solutions=False) if s in text]
         assert not leaked, f"{page} shows hidden-test lines: {leaked[:3]}"
 
