@@ -13,7 +13,7 @@ import pytest
 
 from course import observe
 from course.grading.authoring import markers
-from course.grading.execution import engine, judge, sanitize
+from course.grading.execution import boundary, engine, judge, sanitize
 from course.grading.runner import read_notebook
 
 from . import ROOT
@@ -251,9 +251,72 @@ def test_sanitize_keeps_plain_text_before_the_first_record_and_nothing_after():
     nb = sanitize.sanitize(nbformat.v4.new_notebook(cells=cells), first_record=1)
     assert [o.get("data", {}).get("text/plain", o.get("text")) for o in nb.cells[0].outputs] \
         == ["x", "hi\n"]
-    assert nb.cells[1].outputs == []
+    assert [o.text for o in nb.cells[1].outputs] == [sanitize.LATE_NOTE]
+    assert "late" not in sanitize.LATE_NOTE
     assert "<script" not in nb.cells[2].source and "javascript:" not in nb.cells[2].source
     assert nb.cells[3].cell_type == "markdown" and nb.cells[3].source.startswith("&lt;script")
+
+
+def _png(width: int = 8, height: int = 6, **info) -> bytes:
+    import io
+
+    from PIL import Image, PngImagePlugin
+
+    text = PngImagePlugin.PngInfo()
+    for key, value in info.items():
+        text.add_text(key, value)
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 30, 30)).save(out, format="PNG", pnginfo=text)
+    return out.getvalue()
+
+
+def _image_cell(raw: bytes, mime: str = "image/png") -> nbformat.NotebookNode:
+    import base64
+
+    return nbformat.v4.new_code_cell("plot()", outputs=[nbformat.v4.new_output(
+        "display_data", data={mime: base64.b64encode(raw).decode(), "text/plain": "<Figure>"})])
+
+
+def _kept(cells: list, first_record: int | None = None) -> list[list[dict]]:
+    nb = sanitize.sanitize(nbformat.v4.new_notebook(cells=cells), first_record=first_record)
+    return [[dict(o.get("data", {})) or {"text": o.get("text")} for o in c.outputs]
+            for c in nb.cells]
+
+
+def test_a_plot_is_kept_as_a_png_the_grader_wrote_with_pixels_only():
+    import base64
+    import io
+
+    from PIL import Image
+
+    raw = _png(Comment="hidden: assert rec == 42") + b"trailing bytes after IEND"
+    [[shown]] = _kept([_image_cell(raw)])
+    assert set(shown) == {"image/png"}
+    written = base64.b64decode(shown["image/png"])
+    assert written != raw and b"hidden" not in written and b"trailing" not in written
+    with Image.open(io.BytesIO(written)) as im:
+        assert im.format == "PNG" and im.size == (8, 6) and im.getpixel((3, 3)) == (200, 30, 30)
+
+
+def test_images_a_cell_drew_after_a_record_part_or_past_the_caps_are_not_kept():
+    late = _kept([_image_cell(_png()), _image_cell(_png())], first_record=1)
+    assert "image/png" in late[0][0] and late[1] == [{"text": sanitize.LATE_NOTE}]
+    many = _kept([_image_cell(_png()) for _ in range(boundary.MAX_IMAGES + 2)])
+    assert sum("image/png" in out[0] for out in many) == boundary.MAX_IMAGES
+    assert "at most 12" in many[-1][0]["text/plain"]
+    big = _kept([_image_cell(_png(boundary.MAX_IMAGE_SIDE + 1, 2))])[0][0]["text/plain"]
+    assert "4001×2 pixels is not kept" in big
+    bomb = _kept([_image_cell(_png(2000, 2001))])[0][0]["text/plain"]  # 4,002,000 pixels
+    assert "2000×2001 pixels" in bomb
+    for junk, mime in [(b"<svg onload=alert(1)>", "image/png"), (_png(), "image/jpeg")]:
+        [[note]] = _kept([_image_cell(junk, mime)])
+        assert set(note) == {"text/plain"} and "not kept" in note["text/plain"], note
+    assert _kept([_image_cell(b"GIF89a", "image/gif")]) == [[{"text/plain": "<Figure>"}]]
+    cell = nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output(
+        "display_data", data={"image/png": "A" * (boundary.MAX_IMAGE_BYTES + 4)})])
+    assert "bytes is not kept" in _kept([cell])[0][0]["text/plain"]
+    cell.outputs[0].data["image/png"] = "not base64!"
+    assert "not valid base64" in _kept([cell])[0][0]["text/plain"]
 
 
 def _rendered_text(markdown: str) -> tuple[str, str]:

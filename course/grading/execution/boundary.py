@@ -21,7 +21,9 @@ grader keeps it, compares it, prints it or writes it:
   reaches a student, from grader-written words and short values (see their docstrings);
 * :class:`Secrets`: what the kernel could have learnt while graded (the record parts of the
   hidden tests, sent to it with each cell), to find in a kernel value in plain text or a
-  common encoding.
+  common encoding;
+* :func:`image`: a plot a visible cell drew, decoded and written again as a fresh PNG by
+  the grader (pixels only, capped in bytes and pixels), or refused with a reason.
 
 Nothing here knows what a right answer is.
 """
@@ -56,6 +58,14 @@ MAX_REFS = 64
 SHOW = 80
 #: Marks around text that came from the kernel, inside a failure message being built.
 OPEN, CLOSE = "\ue000", "\ue001"
+#: An image kept in an output: its encoded size (base64, as the kernel sent it), its sides
+#: and its pixel count; at most :data:`MAX_IMAGES` of them per notebook (``.sanitize``).
+MAX_IMAGE_BYTES = 2_000_000
+MAX_IMAGE_SIDE = 4000
+MAX_IMAGE_PIXELS = 4_000_000
+MAX_IMAGES = 12
+#: The image types a kernel may send for a plot; each is written back as PNG.
+IMAGE_TYPES = ("image/png", "image/jpeg")
 #: The key of a served-log reference (``course.hub.REF``; repeated to keep this module free
 #: of the kernel-side package).
 _REF = "$served"
@@ -431,6 +441,54 @@ def error_verdict(ename: Any, evalue: Any, visible: list[tuple[list[str], str]]
 
 
 # -- what a worker hands the parent ------------------------------------------------------------
+
+
+# -- images ------------------------------------------------------------------------------
+
+
+def image(data: Any, mime: str = "image/png") -> str:
+    """A kernel's base64 ``mime`` image as the base64 of a PNG the grader wrote itself.
+
+    Only pixels cross: the image is decoded (its header first, so its sides and pixel count
+    are checked before any pixel is), converted to RGB or RGBA and encoded again, which
+    drops every chunk, comment and trailing byte the kernel put in the file. Raises
+    :class:`Refused` with the reason for anything else: a wrong type, too many bytes or
+    pixels, or bytes that are not an image of that type."""
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+
+    if mime not in IMAGE_TYPES:
+        raise Refused(f"an image of type {line(mime, 40)} is not kept (only PNG and JPEG)")
+    if isinstance(data, list):
+        data = "".join(part for part in data if isinstance(part, str))
+    if not isinstance(data, str):
+        raise Refused("an image whose data is not base64 text is not kept")
+    if len(data) > MAX_IMAGE_BYTES:
+        raise Refused(f"an image of {len(data):,} bytes is not kept "
+                      f"(the limit is {MAX_IMAGE_BYTES:,})")
+    try:
+        raw = base64.b64decode("".join(data.split()), validate=True)
+    except (binascii.Error, ValueError):
+        raise Refused("an image whose data is not valid base64 is not kept") from None
+    kind = "PNG" if mime == "image/png" else "JPEG"
+    try:
+        with Image.open(io.BytesIO(raw), formats=[kind]) as im:
+            width, height = im.size
+            if max(width, height) > MAX_IMAGE_SIDE or width * height > MAX_IMAGE_PIXELS:
+                raise Refused(f"an image of {width}×{height} pixels is not kept (at most "
+                              f"{MAX_IMAGE_SIDE} a side and {MAX_IMAGE_PIXELS:,} in all)")
+            im.load()
+            pixels = im.convert("RGBA" if "A" in im.getbands() or "transparency" in im.info
+                                else "RGB")
+    except Refused:
+        raise
+    except (UnidentifiedImageError, OSError, ValueError, SyntaxError,
+            Image.DecompressionBombError):
+        raise Refused(f"an image that is not a readable {kind} is not kept") from None
+    out = io.BytesIO()
+    pixels.save(out, format="PNG", optimize=False)
+    return base64.b64encode(out.getvalue()).decode("ascii")
 
 
 def outcome(out: Any) -> Any:

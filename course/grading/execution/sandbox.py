@@ -144,7 +144,10 @@ class Sandbox:
                 "--setenv", "JUPYTER_CONFIG_DIR", f"{work}/.jupyter",
                 "--setenv", "JUPYTER_DATA_DIR", f"{work}/.jupyter",
                 "--setenv", "JUPYTER_RUNTIME_DIR", f"{work}/.jupyter",
-                "--setenv", "MPLCONFIGDIR", "/tmp", "--setenv", "MPLBACKEND", "Agg",
+                # plots go out as display data, as in JupyterLab, for feedback to keep
+                # (sanitize.py writes each one again as a PNG of the grader's own)
+                "--setenv", "MPLCONFIGDIR", "/tmp",
+                "--setenv", "MPLBACKEND", "module://matplotlib_inline.backend_inline",
                 "--setenv", "PYTHONNOUSERSITE", "1", "--setenv", "PYTHONDONTWRITEBYTECODE", "1",
                 "--setenv", "OPENBLAS_NUM_THREADS", "1",
                 # ipykernel polls this pid to notice a dead parent; in the pid namespace the

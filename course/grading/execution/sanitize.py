@@ -4,9 +4,11 @@ The autograded copy is what the formgrader shows an instructor and what feedback
 made from, so it keeps nothing a submission could script or smuggle through:
 
 * test cells hold only the outputs the grader wrote (see :mod:`.engine`);
-* other code cells keep plain text only (streams, ``text/plain``, an error's name and
-  message), and only for cells that ran before any hidden record part entered the kernel:
-  what runs after that could carry what the kernel saw, in any encoding;
+* other code cells keep plain text (streams, ``text/plain``, an error's name and message)
+  and plots (PNG or JPEG, written again as PNG by :func:`.boundary.image`, at most
+  :data:`.boundary.MAX_IMAGES` a notebook), and only for cells that ran before any hidden
+  record part entered the kernel: what runs after that could carry what the kernel saw, in
+  any encoding, so such a cell shows a note in place of its outputs;
 * markdown written by the student (written answers, added cells) is shown as text: HTML is
   escaped and script links are disabled; attachments are dropped;
 * raw cells become escaped markdown, and notebook-level widget state is dropped.
@@ -15,6 +17,7 @@ made from, so it keeps nothing a submission could script or smuggle through:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import nbformat
 from nbformat import NotebookNode
@@ -50,37 +53,26 @@ def _literal(text: str) -> str:
                    for c in text)
 
 
-def _plain_text(text: str) -> str:
-    """Markdown prose with HTML escaped (``&``, ``<``) and script links disabled; each code
-    span becomes a ``<code>`` element the course writes, its text as :func:`_literal`."""
-    out, at = [], 0
-    for m in _CODE_SPAN.finditer(text):
-        if "\n\n" in m.group(2).replace(" ", ""):
-            continue  # a code span never crosses a blank line
-        out.append(_SCRIPT_URL.sub("blocked:", text[at:m.start()].replace(
-            "&", "&amp;").replace("<", "&lt;")))
-        code = m.group(2).replace("\n", " ")
-        if code.startswith(" ") and code.endswith(" ") and code.strip():
-            code = code[1:-1]
-        out.append(f"<code>{_literal(code)}</code>")
-        at = m.end()
-    out.append(_SCRIPT_URL.sub("blocked:", text[at:].replace("&", "&amp;").replace(
-        "<", "&lt;")))
-    return "".join(out)
-
-
-def plain_markdown(text: str) -> str:
-    """Markdown that renders as the student's words and nothing else: no HTML element of
-    theirs, no entity tricks, no ``javascript:`` or ``data:`` link.
-
-    Text is escaped once: code spans and fenced code blocks, where markdown shows ``&lt;``
-    as those four characters, become ``<code>`` and ``<pre>`` elements written here whose
-    text is character references, so ``<this call's cost>`` reads as written wherever the
-    notebook is rendered. A span this parser and a renderer read differently is still
-    only escaped text."""
+def markdown_parts(text: str) -> Iterator[tuple[str, str, str]]:
+    """``text`` in order as ``(kind, part, raw)``: ``"prose"``, ``"span"`` (a code span's
+    text, as CommonMark reads it) or ``"fence"`` (a fenced block's lines, without the
+    fences); ``raw`` is the part as written (with its backticks or fence lines)."""
     lines = text.split("\n")
-    out: list[str] = []
     prose: list[str] = []
+
+    def spans(chunk: str) -> Iterator[tuple[str, str, str]]:
+        at = 0
+        for m in _CODE_SPAN.finditer(chunk):
+            if "\n\n" in m.group(2).replace(" ", ""):
+                continue  # a code span never crosses a blank line
+            yield "prose", chunk[at:m.start()], chunk[at:m.start()]
+            code = m.group(2).replace("\n", " ")
+            if code.startswith(" ") and code.endswith(" ") and code.strip():
+                code = code[1:-1]
+            yield "span", code, m.group(0)
+            at = m.end()
+        yield "prose", chunk[at:], chunk[at:]
+
     i = 0
     while i < len(lines):
         fence = _FENCE.match(lines[i])
@@ -93,18 +85,64 @@ def plain_markdown(text: str) -> str:
                     if re.match(rf"^ {{0,3}}{re.escape(mark[0])}{{{len(mark)},}}\s*$",
                                 lines[j])), len(lines))
         if prose:
-            out.append(_plain_text("\n".join(prose)))
+            yield from spans("\n".join(prose))
             prose = []
-        body = "&#10;".join(_literal(line) for line in lines[i + 1:end])
-        out.append(f"<pre><code>{body}</code></pre>")
+        yield "fence", "\n".join(lines[i + 1:end]), "\n".join(lines[i:end + 1])
         i = end + 1
     if prose:
-        out.append(_plain_text("\n".join(prose)))
-    return "\n".join(out)
+        yield from spans("\n".join(prose))
 
 
-def _plain_outputs(outputs: list[NotebookNode]) -> list[NotebookNode]:
-    """Plain text outputs, each passed through :func:`.boundary.text` (escaped, capped)."""
+def _escaped_prose(text: str) -> str:
+    return _SCRIPT_URL.sub("blocked:", text.replace("&", "&amp;").replace("<", "&lt;"))
+
+
+def plain_markdown(text: str) -> str:
+    """Markdown that renders as the student's words and nothing else: no HTML element of
+    theirs, no entity tricks, no ``javascript:`` or ``data:`` link.
+
+    Text is escaped once: code spans and fenced code blocks, where markdown shows ``&lt;``
+    as those four characters, become ``<code>`` and ``<pre>`` elements written here whose
+    text is character references, so ``<this call's cost>`` reads as written wherever the
+    notebook is rendered. A span this parser and a renderer read differently is still
+    only escaped text."""
+    out: list[str] = []
+    for kind, part, _ in markdown_parts(text):
+        if kind == "fence":
+            body = "&#10;".join(_literal(line) for line in part.split("\n"))
+            out.append(f"\n<pre><code>{body}</code></pre>\n")
+        elif kind == "span":
+            out.append(f"<code>{_literal(part)}</code>")
+        else:
+            out.append(_escaped_prose(part))
+    return "".join(out).strip("\n")
+
+
+#: What a cell shows in place of outputs it made after a hidden record part was sent.
+LATE_NOTE = ("(This cell's output is not kept: it ran after hidden tests had entered the "
+             "kernel, and what it printed or drew could carry them.)")
+
+
+def _image_output(data: dict, images: list[int]) -> NotebookNode | None:
+    """The first image in ``data`` as a display output the grader wrote, a note saying why
+    it was not kept, or None when ``data`` holds no image."""
+    mime = next((m for m in boundary.IMAGE_TYPES if m in data), None)
+    if mime is None:
+        return None
+    if images[0] >= boundary.MAX_IMAGES:
+        note = f"(an image not kept: a notebook keeps at most {boundary.MAX_IMAGES})"
+        return nbformat.v4.new_output("display_data", data={_KEPT_MIME: note})
+    try:
+        png = boundary.image(data[mime], mime)
+    except boundary.Refused as refused:
+        return nbformat.v4.new_output("display_data", data={_KEPT_MIME: f"({refused})"})
+    images[0] += 1
+    return nbformat.v4.new_output("display_data", data={"image/png": png})
+
+
+def _kept_outputs(outputs: list[NotebookNode], images: list[int]) -> list[NotebookNode]:
+    """Plain text outputs, each passed through :func:`.boundary.text` (escaped, capped),
+    and images rewritten by :func:`.boundary.image`; ``images`` counts those kept so far."""
     kept = []
     for out in outputs:
         kind = out.get("output_type")
@@ -113,7 +151,12 @@ def _plain_outputs(outputs: list[NotebookNode]) -> list[NotebookNode]:
             kept.append(nbformat.v4.new_output("stream", name=name,
                                                text=boundary.text(out.get("text", ""))))
         elif kind in ("execute_result", "display_data"):
-            text = (out.get("data") or {}).get(_KEPT_MIME)
+            data = out.get("data") if isinstance(out.get("data"), dict) else {}
+            shown = _image_output(data, images)
+            if shown is not None:
+                kept.append(shown)
+                continue
+            text = data.get(_KEPT_MIME)
             if isinstance(text, str | list):
                 text = "".join(map(str, text)) if isinstance(text, list) else text
                 kept.append(nbformat.v4.new_output("display_data",
@@ -132,13 +175,19 @@ def sanitize(nb: NotebookNode, first_record: int | None) -> NotebookNode:
     ``first_record`` is the index of the first cell whose hidden record part was sent to
     the kernel (None if none was)."""
     cells = []
+    images = [0]
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "code":
             count = cell.get("execution_count")  # the kernel's number: an int, or none
             cell.execution_count = count if type(count) is int and 0 <= count < 10**6 else None
             if not _is_test(cell):
                 late = first_record is not None and index >= first_record
-                cell.outputs = [] if late else _plain_outputs(cell.get("outputs", []))
+                outputs = cell.get("outputs", [])
+                if not late:
+                    cell.outputs = _kept_outputs(outputs, images)
+                else:
+                    cell.outputs = [nbformat.v4.new_output(
+                        "stream", name="stdout", text=LATE_NOTE)] if outputs else []
         elif cell.cell_type == "markdown":
             meta = nbgrader_meta(cell)
             locked = meta.get("locked") and not meta.get("solution")
