@@ -440,9 +440,6 @@ def error_verdict(ename: Any, evalue: Any, visible: list[tuple[list[str], str]]
                   "visible checks (Validate) to see its message")
 
 
-# -- what a worker hands the parent ------------------------------------------------------------
-
-
 # -- images ------------------------------------------------------------------------------
 
 
@@ -489,6 +486,9 @@ def image(data: Any, mime: str = "image/png") -> str:
     out = io.BytesIO()
     pixels.save(out, format="PNG", optimize=False)
     return base64.b64encode(out.getvalue()).decode("ascii")
+
+
+# -- what a worker hands the parent ------------------------------------------------------------
 
 
 def outcome(out: Any) -> Any:

@@ -17,7 +17,6 @@ made from, so it keeps nothing a submission could script or smuggle through:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import nbformat
 from nbformat import NotebookNode
@@ -53,26 +52,37 @@ def _literal(text: str) -> str:
                    for c in text)
 
 
-def markdown_parts(text: str) -> Iterator[tuple[str, str, str]]:
-    """``text`` in order as ``(kind, part, raw)``: ``"prose"``, ``"span"`` (a code span's
-    text, as CommonMark reads it) or ``"fence"`` (a fenced block's lines, without the
-    fences); ``raw`` is the part as written (with its backticks or fence lines)."""
+def _plain_text(text: str) -> str:
+    """Markdown prose with HTML escaped (``&``, ``<``) and script links disabled; each code
+    span becomes a ``<code>`` element the course writes, its text as :func:`_literal`."""
+    out, at = [], 0
+    for m in _CODE_SPAN.finditer(text):
+        if "\n\n" in m.group(2).replace(" ", ""):
+            continue  # a code span never crosses a blank line
+        out.append(_SCRIPT_URL.sub("blocked:", text[at:m.start()].replace(
+            "&", "&amp;").replace("<", "&lt;")))
+        code = m.group(2).replace("\n", " ")
+        if code.startswith(" ") and code.endswith(" ") and code.strip():
+            code = code[1:-1]
+        out.append(f"<code>{_literal(code)}</code>")
+        at = m.end()
+    out.append(_SCRIPT_URL.sub("blocked:", text[at:].replace("&", "&amp;").replace(
+        "<", "&lt;")))
+    return "".join(out)
+
+
+def plain_markdown(text: str) -> str:
+    """Markdown that renders as the student's words and nothing else: no HTML element of
+    theirs, no entity tricks, no ``javascript:`` or ``data:`` link.
+
+    Text is escaped once: code spans and fenced code blocks, where markdown shows ``&lt;``
+    as those four characters, become ``<code>`` and ``<pre>`` elements written here whose
+    text is character references, so ``<this call's cost>`` reads as written wherever the
+    notebook is rendered. A span this parser and a renderer read differently is still
+    only escaped text."""
     lines = text.split("\n")
+    out: list[str] = []
     prose: list[str] = []
-
-    def spans(chunk: str) -> Iterator[tuple[str, str, str]]:
-        at = 0
-        for m in _CODE_SPAN.finditer(chunk):
-            if "\n\n" in m.group(2).replace(" ", ""):
-                continue  # a code span never crosses a blank line
-            yield "prose", chunk[at:m.start()], chunk[at:m.start()]
-            code = m.group(2).replace("\n", " ")
-            if code.startswith(" ") and code.endswith(" ") and code.strip():
-                code = code[1:-1]
-            yield "span", code, m.group(0)
-            at = m.end()
-        yield "prose", chunk[at:], chunk[at:]
-
     i = 0
     while i < len(lines):
         fence = _FENCE.match(lines[i])
@@ -85,37 +95,14 @@ def markdown_parts(text: str) -> Iterator[tuple[str, str, str]]:
                     if re.match(rf"^ {{0,3}}{re.escape(mark[0])}{{{len(mark)},}}\s*$",
                                 lines[j])), len(lines))
         if prose:
-            yield from spans("\n".join(prose))
+            out.append(_plain_text("\n".join(prose)))
             prose = []
-        yield "fence", "\n".join(lines[i + 1:end]), "\n".join(lines[i:end + 1])
+        body = "&#10;".join(_literal(line) for line in lines[i + 1:end])
+        out.append(f"<pre><code>{body}</code></pre>")
         i = end + 1
     if prose:
-        yield from spans("\n".join(prose))
-
-
-def _escaped_prose(text: str) -> str:
-    return _SCRIPT_URL.sub("blocked:", text.replace("&", "&amp;").replace("<", "&lt;"))
-
-
-def plain_markdown(text: str) -> str:
-    """Markdown that renders as the student's words and nothing else: no HTML element of
-    theirs, no entity tricks, no ``javascript:`` or ``data:`` link.
-
-    Text is escaped once: code spans and fenced code blocks, where markdown shows ``&lt;``
-    as those four characters, become ``<code>`` and ``<pre>`` elements written here whose
-    text is character references, so ``<this call's cost>`` reads as written wherever the
-    notebook is rendered. A span this parser and a renderer read differently is still
-    only escaped text."""
-    out: list[str] = []
-    for kind, part, _ in markdown_parts(text):
-        if kind == "fence":
-            body = "&#10;".join(_literal(line) for line in part.split("\n"))
-            out.append(f"\n<pre><code>{body}</code></pre>\n")
-        elif kind == "span":
-            out.append(f"<code>{_literal(part)}</code>")
-        else:
-            out.append(_escaped_prose(part))
-    return "".join(out).strip("\n")
+        out.append(_plain_text("\n".join(prose)))
+    return "\n".join(out)
 
 
 #: What a cell shows in place of outputs it made after a hidden record part was sent.
