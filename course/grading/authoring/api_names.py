@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import nbformat
 
+from .. import syntax
 from .markers import strip_hidden
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -43,7 +44,7 @@ def _meta(cell: nbformat.NotebookNode) -> dict:
 def _parse(source: str) -> ast.Module | None:
     lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
     try:
-        return ast.parse("\n".join(lines))
+        return syntax.parse("\n".join(lines))
     except SyntaxError:
         return None
 

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 
+from .. import syntax
 from ..runner import assignments, read_notebook
 from . import markers
 
@@ -143,7 +144,7 @@ def windows(source: str, where: str, lines: set[int] | None = None) -> list[Wind
     """The shape windows of ``source``; with ``lines``, only windows lying wholly on those
     line numbers. Source that does not parse yields no windows."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError:
         return []
     out = []

@@ -41,6 +41,8 @@ import urllib.parse
 from collections.abc import Iterable
 from typing import Any
 
+from .. import syntax
+
 #: A name: a review flag, a label, an exception's class name, a factory name.
 MAX_NAME = 200
 #: Review flags kept per submission; past it, one more flag says how many were dropped.
@@ -378,7 +380,7 @@ def visible_messages(visible: str) -> list[tuple[list[str], str]]:
     literal pieces, between which the kernel put values; the message with each value left
     out as "…")."""
     try:
-        tree = ast.parse(visible)
+        tree = syntax.parse(visible)
     except SyntaxError:
         return []
     out = []

@@ -23,6 +23,7 @@ import sys
 import time
 from typing import Any
 
+from .. import syntax
 from ..authoring.markers import TestParts
 
 #: The one name a judge reads that it does not bind itself.
@@ -81,8 +82,8 @@ def problems(parts: TestParts, where: str) -> list[str]:
                 "run in the student's kernel"]
     out = []
     try:
-        record = ast.parse(parts.record)
-        judge = ast.parse(parts.judge)
+        record = syntax.parse(parts.record)
+        judge = syntax.parse(parts.judge)
     except SyntaxError as exc:
         return [f"{where}: {exc.msg} at hidden line {exc.lineno}"]
     if any(isinstance(n, ast.Assert) for n in ast.walk(record)):
@@ -160,8 +161,8 @@ class _ShownValues(ast.NodeTransformer):
 
 def compile_judge(judge: str, where: str) -> Any:
     """The judge's code, with its messages' values shown short (:class:`_ShownValues`)."""
-    tree = _ShownValues().visit(ast.parse(judge, f"<judge {where}>"))
-    return compile(ast.fix_missing_locations(tree), f"<judge {where}>", "exec")
+    tree = _ShownValues().visit(syntax.parse(judge, f"<judge {where}>"))
+    return syntax.compile_tree(ast.fix_missing_locations(tree), f"<judge {where}>")
 
 
 def run(judge: str, rec: Any, where: str, seconds: float = JUDGE_SECONDS) -> None:

@@ -185,7 +185,7 @@ MAX_ANSWER_CHARS = 4_000_000
 def read(reply: dict[str, Any], nonce: str) -> dict[str, Any] | None:
     """The probe's answer from an ``execute_reply``; None when it did not answer honestly
     (or sent more than :data:`MAX_ANSWER_CHARS`)."""
-    import ast
+    from .. import syntax
 
     res = reply.get("content", {}).get("user_expressions", {}).get("probe", {})
     if not isinstance(res, dict) or res.get("status") != "ok":
@@ -194,7 +194,7 @@ def read(reply: dict[str, Any], nonce: str) -> dict[str, Any] | None:
         answer = res["data"]["text/plain"]
         if not isinstance(answer, str) or len(answer) > MAX_ANSWER_CHARS:
             return None
-        data = json.loads(ast.literal_eval(answer))
+        data = json.loads(syntax.literal_eval(answer))
     except (KeyError, ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
         return None
     if not isinstance(data, dict) or data.get("nonce") != nonce:

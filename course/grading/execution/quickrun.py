@@ -191,7 +191,7 @@ def imported_modules(sources: Iterable[str]) -> list[str]:
     found: dict[str, None] = {}
     for source in sources:
         try:
-            tree = ast.parse(source)
+            tree = ast.parse(source)  # a single-threaded child process (see ..syntax)
         except SyntaxError:
             continue
         for node in ast.walk(tree):
