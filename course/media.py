@@ -52,9 +52,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
+import collections
+import hashlib
 import io
 import math
+import threading
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -90,10 +92,30 @@ _NO_FILE = ("{where}.source.file_id: this offline fake has no Files API, so a fi
             "file here; send the {what} inline{alternative}")
 
 
-@functools.lru_cache(maxsize=256)
+#: What :func:`image_info` read, by the SHA-256 of the base64 text: a request is read several
+#: times (checks, usage, count_tokens), and a key this small keeps no image data alive.
+_READ: collections.OrderedDict[bytes, tuple[str, int, int] | None] = collections.OrderedDict()
+_READ_KEPT = 512
+_READ_LOCK = threading.Lock()
+
+
 def image_info(data: str) -> tuple[str, int, int] | None:
     """(media type, width, height) of a base64 image, read from its header with Pillow, or
     ``None`` when the data is not base64 of an image in a format the API takes."""
+    key = hashlib.sha256(data.encode("utf-8", "surrogatepass")).digest()
+    with _READ_LOCK:                 # a served fake answers each request in its own thread
+        if key in _READ:
+            _READ.move_to_end(key)
+            return _READ[key]
+    info = _read(data)
+    with _READ_LOCK:
+        _READ[key] = info
+        if len(_READ) > _READ_KEPT:
+            _READ.popitem(last=False)
+    return info
+
+
+def _read(data: str) -> tuple[str, int, int] | None:
     try:
         raw = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
