@@ -155,7 +155,8 @@ def _block_tokens(block: Any) -> int:
     if isinstance(block, dict) and block.get("type") in NOT_ELIGIBLE:
         # as course.tokens.request_tokens counts them: the visible text only, no signature
         return tokens.count(block["thinking"]) if block.get("thinking") else 0
-    return tokens.count(block)
+    # images and documents as course.tokens bills them (by size, by text), not as JSON
+    return tokens.block_tokens(block)
 
 
 def render(body: JSON) -> list[Segment]:

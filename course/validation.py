@@ -70,10 +70,12 @@ Source keys used below:
 * ``docs:count`` -- https://platform.claude.com/docs/en/api/http/messages/count_tokens and SDK
   ``types/message_count_tokens_params.py`` (the Messages body without ``max_tokens``).
 
+Image and document blocks are checked by :mod:`course.media`, whose docstring names its
+sources and what it refuses because the fake leaves it out (URLs, file ids, PDFs).
+
 Left out on purpose (documented, but no loop in this course can reach it, or the fake cannot
-know it): the 100,000-message limit
-(``sdk:create`` line 119), image and document block validation, server-tool definitions
-(only their names are checked for uniqueness), and the thinking round trip, which
+know it): the 100,000-message limit (``sdk:create`` line 119), server-tool definitions (only
+their names are checked for uniqueness), and the thinking round trip, which
 :mod:`course.thinking` checks.
 """
 
@@ -85,7 +87,7 @@ from typing import Any
 
 import jsonschema
 
-from . import models, tokens
+from . import media, models, tokens
 from .wire import JSON
 
 
@@ -176,6 +178,8 @@ def check(body: Any, *, counting: bool = False) -> None:
                              "from")
     _check_fields(body, counting)
     _check_shapes(body)
+    facts = models.get(body["model"])
+    _raise_if(media.count_error(body, facts.context_window if facts else None))
     _check_model(body, counting)
     _check_tools(body)
     check_cache_control(body)
@@ -268,6 +272,11 @@ def _check_shapes(body: JSON) -> None:
             _check_text_block(b, f"system.{k}")
 
 
+def _raise_if(problem: str | None) -> None:
+    if problem is not None:
+        raise InvalidRequest(problem)
+
+
 def _check_block(b: Any, where: str) -> None:
     if not isinstance(b, dict) or not isinstance(b.get("type"), str):
         raise InvalidRequest(f"{where}: Input should be a valid block")
@@ -282,6 +291,13 @@ def _check_block(b: Any, where: str) -> None:
                 raise InvalidRequest(f"{where}.tool_use.{key}: Field required")
         if not isinstance(b.get("input"), dict):
             raise InvalidRequest(f"{where}.tool_use.input: Input should be a valid dictionary")
+    elif kind == "image":
+        _raise_if(media.image_error(b, where))          # sources in course/media.py
+    elif kind == "document":
+        _raise_if(media.document_error(b, where))
+        inner = b["source"].get("content")
+        for k, nested in enumerate(inner if isinstance(inner, list) else []):
+            _check_block(nested, f"{where}.document.source.content.{k}")
     elif kind == "tool_result":
         # source: sdk (types/tool_result_block_param.py: tool_use_id is Required); wording
         # ours. A missing id used to crash the fake with a TypeError the SDK reported as a

@@ -18,7 +18,14 @@ Sources:
 * SDK -- anthropic 2.10.0: ``types/signature_delta.py`` ("Delivered in a signature_delta event
   just before the block's content_block_stop event"), ``types/message_delta_usage.py`` (every
   count "cumulative"), ``lib/streaming/_messages.py`` ``accumulate_event`` (usage counts on a
-  message_delta "are cumulative totals, so they overwrite rather than add").
+  message_delta "are cumulative totals, so they overwrite rather than add"; a
+  content_block_start's block is taken as it comes, a thinking_delta appends, a
+  signature_delta sets the signature).
+* omitted -- the streaming and extended-thinking pages found do not say how a block under
+  ``display: "omitted"`` streams. Public reports of live streams describe it: "Thinking blocks
+  still stream, but signature-only: the block opens, a single signature_delta arrives, and no
+  thinking_delta ever carries text" (agentclientprotocol/claude-agent-acp pull request 766).
+  The fake sends that shape, which the SDK's accumulator rebuilds whole.
 """
 
 from __future__ import annotations
@@ -110,6 +117,34 @@ def test_an_omitted_thinking_block_ends_with_a_signature_delta():
     assert own[0].type == "content_block_start" and own[0].content_block.thinking == ""
     assert own[-2].type == "content_block_delta" and own[-2].delta.type == "signature_delta"
     assert own[-2].delta.signature and own[-1].type == "content_block_stop"
+
+
+def test_an_omitted_thinking_block_streams_signature_only():
+    # source: omitted (the docs are silent; the live shape as publicly reported): the block
+    # opens with empty thinking and signature, then one signature_delta, no thinking_delta.
+    events = raw_events(message([text(LONG)]))
+    at = index_of(events, "thinking")
+    start = next(e for e in events if e.type == "content_block_start" and e.index == at)
+    assert (start.content_block.thinking, start.content_block.signature) == ("", "")
+    assert deltas(events, at, "thinking_delta") == []
+    assert len(deltas(events, at, "signature_delta")) == 1
+
+
+def test_the_sdk_accumulator_rebuilds_an_omitted_block_that_the_resend_keeps():
+    # source: omitted; SDK lib/streaming/_messages.py accumulate_event (the signature comes
+    # from the signature_delta); thinking-tool-workflows (the resent turn must carry its
+    # thinking blocks unchanged, or a 400). The rebuilt block is the one the fake signed.
+    api = FakeAPI(Queue([message([CALL]), message([text(LONG)])]))
+    with api.client().messages.stream(model=OPUS, max_tokens=1024, messages=[GOAL]) as s:
+        first = s.get_final_message()
+    block = first.content[0]
+    assert block.type == "thinking" and block.thinking == "" and block.signature
+    turn = [b.model_dump(exclude_none=True) for b in first.content]
+    answer = api.client().messages.create(model=OPUS, max_tokens=1024, messages=[
+        GOAL, {"role": "assistant", "content": turn},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_w",
+                                      "content": "18 C, clear"}]}])
+    assert answer.content[-1].text == LONG
 
 
 def test_a_summarized_thinking_block_streams_thinking_deltas():
