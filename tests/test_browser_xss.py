@@ -98,6 +98,10 @@ def _markdown_as_html(where: str) -> str:
 #: elements of its own (not in TAGS: raw, a code span keeps them as text anyway).
 CODE_BREAKOUTS = (f"`</code>{_script('code-span-script')}` [c](`javascript:{_js('code-link')}`)"
                   f"\n\n```\n</code></pre>{_img('fence-img')}\n```\n")
+#: TeX whose conversion would carry markup (results/maths.py shows it as text), and one
+#: plain formula, which the page draws as MathML.
+TEX = (f"$\\text{{{_img('tex-img')}}}$ $\\href{{javascript:{_js('tex-href')}}}{{x}}$ "
+       "and $$a^2 + b^2$$")
 OUT_HTML = _img("out-html-img") + _script("out-html-script") + _iframe("out-html-iframe")
 OUT_JS = _js("out-js")
 OUT_SVG = _svg("out-svg")
@@ -128,8 +132,21 @@ CLICK_PAYLOAD_LINKS = """() => {
 }"""
 #: Elements that would run a payload if the page let them: a payload survived as markup.
 LIVE_MARKUP = """() => [...document.querySelectorAll(
-    'script, iframe, svg, object, embed, [onerror], [onload], a[href^="javascript" i]')]
+    'script, iframe, svg, object, embed, [onerror], [onload], [href^="javascript" i]')]
   .map(e => e.outerHTML).filter(h => /XSS|alert\\(1\\)/.test(h))"""
+
+
+#: Text a reader sees that is still TeX source: a "$$" or a "\\frac" outside scripts, styles
+#: and the course's own ``<code class="tex">`` (TeX it chose to show as text).
+RAW_TEX = """() => {
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const out = [];
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    if (n.parentElement.closest('script, style, code.tex')) continue;
+    if (/\\$\\$|\\\\(frac|sum|text)\\b/.test(n.textContent)) out.push(n.textContent.slice(0, 80));
+  }
+  return out;
+}"""
 
 
 @dataclass
@@ -182,7 +199,7 @@ def _hostile(release, source) -> nbformat.NotebookNode:
     answer.source = answer.source + "\n" + XSS_OUTPUTS + TAGGED_OUTPUTS
     for cell in nb.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "why_one_message":
-            cell.source = XSS_MARKDOWN + "\n\n" + _markdown("answer")
+            cell.source = XSS_MARKDOWN + "\n\n" + _markdown("answer") + "\n\n" + TEX
     nb.cells.append(nbformat.v4.new_markdown_cell(XSS_MARKDOWN + "\n\n" + _markdown("added")
                                                   + "\n\n" + CODE_BREAKOUTS))
     nb.cells.append(nbformat.v4.new_raw_cell(f"<script>{XSS}</script>{RAW}",
@@ -238,6 +255,9 @@ def read_feedback_page(context, url: str, allowed: set[str], shots) -> dict:
         "wide": page.evaluate(WIDE_ELEMENTS),
         "page_width": page.evaluate("() => document.documentElement.scrollWidth"),
         "text": page.inner_text("body"),
+        "formulas": page.evaluate("""() => [...document.querySelectorAll('math')]
+            .map(m => [m.textContent, m.getBoundingClientRect().width])"""),
+        "raw_tex": page.evaluate(RAW_TEX),
     }
     page.close()
     return read
@@ -392,6 +412,8 @@ def test_no_submission_runs_script_in_the_instructors_browser(xss_course, tmp_pa
         assert read["page_width"] <= 1280 and not read["wide"], read["wide"]
         assert "&lt;" not in read["text"] and "&amp;" not in read["text"]
         assert "Fontconfig" not in read["text"]
+        assert "a2+b2" in [f for f, width in read["formulas"] if width > 0], read["formulas"]
+        assert not read["raw_tex"], read["raw_tex"]
         lap("feedback")
 
         # 3. Formgrader as the instructor, on loopback with a token.

@@ -23,7 +23,9 @@ from pathlib import Path
 
 import nbformat
 import nbgrader
+from jinja2 import pass_context
 from nbconvert.exporters import HTMLExporter
+from nbconvert.filters.markdown_mistune import MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
 from nbgrader.preprocessors import GetGrades
 from traitlets import Bool
@@ -34,6 +36,7 @@ from ..authoring.markers import HIDDEN_BEGIN
 from ..execution import boundary
 from ..execution.sanitize import nbgrader_meta as _meta
 from ..runner import read_notebook
+from .maths import MathMLRenderer
 
 _TAG = re.compile(r"<[^>]+>")
 
@@ -116,7 +119,21 @@ TEMPLATE_PATHS = [str(_FORMGRADER / "templates"),
 
 class FeedbackExporter(HTMLExporter):
     """The exporter ``nbgrader generate_feedback`` uses (``nbgrader_config.py``): nbgrader's
-    HTML exporter with the course's template; the formgrader keeps its own."""
+    HTML exporter with the course's template and formulas written as MathML
+    (:mod:`.maths`); the formgrader keeps its own."""
+
+    @pass_context
+    def markdown2html(self, context, source):
+        """nbconvert's own filter (``HTMLExporter.markdown2html``), with the course's
+        renderer."""
+        cell = context.get("cell", {})
+        renderer = MathMLRenderer(
+            escape=False, attachments=cell.get("attachments", {}),
+            embed_images=self.embed_images,
+            path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+            anchor_link_text=self.anchor_link_text,
+            exclude_anchor_links=self.exclude_anchor_links, **self.lexer_options)
+        return MarkdownWithMath(renderer=renderer).render(source)
 
 
 class CourseGetGrades(GetGrades):
