@@ -1,10 +1,12 @@
 """The student's and the instructor's path through JupyterLab, in a real headless Chromium.
 
-A student copy (``course export``) is served on loopback. The test runs Lab 1, presses
-nbgrader's Validate on the stub (failure) and on a copy with the solution filled in
-(success), moves a slider in Lecture 4 and sees the plot change, checks that the copy
-shows the student's tools and none of the instructor's, then opens Formgrader as the
-instructor. Every step leaves a screenshot in the test's folder (and in
+A student copy (``course export``, no exchange folder) is served on loopback. The test runs
+Lab 1, presses nbgrader's Validate on the stub (one line per unwritten function), on a copy
+with the solution filled in (success) and on a copy with a seeded bug (one entry per failing
+check, no test source), each report readable in the dialog without sideways scrolling;
+moves a slider in Lecture 4 and sees the plot change, checks that the copy shows the
+student's tools and none of the instructor's (no Assignment List without an exchange), then
+opens Formgrader as the instructor. Every step leaves a screenshot in the test's folder (and in
 ``$COURSE_SCREENSHOTS`` when set).
 
 The browser is Debian's ``/usr/bin/chromium``; nothing here downloads one. Without it the
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -27,8 +30,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.grading.authoring.export import LAB_DISABLED_PLUGINS, export_student
-from course.grading.proofs.mutation import submission
+from course.grading.authoring.export import disabled_plugins, export_student
+from course.grading.proofs.mutation import Mutant, load_mutants, submission
 
 from . import ROOT
 
@@ -39,7 +42,12 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 TOKEN = "course-browser-test"
 LAB1 = "lab01_tool_loop"
 LECTURE4 = "lecture04_context_cache"
-STUDENT_PLUGINS = ("@jupyter/nbgrader:validate-assignment", "@jupyter/nbgrader:assignment-list")
+#: A seeded bug that fails several of Lab 1's visible checks (the history keeps only text).
+BUG = next(m for m in load_mutants(ROOT / "tests" / "mutants" / f"{LAB1}.py")
+           if m.name == "text_only_history")
+#: The copy is exported without an exchange folder: Validate, and no Assignment List (which
+#: could only say the exchange directory does not exist).
+STUDENT_PLUGINS = ("@jupyter/nbgrader:validate-assignment",)
 
 
 
@@ -136,9 +144,11 @@ class Shots:
         return path
 
 
-def _solved(release: Path, source: Path, target: Path) -> None:
-    """Write the release notebook with every answer cell filled from the source."""
-    nb = submission(nbformat.read(release, as_version=4), nbformat.read(source, as_version=4))
+def _solved(release: Path, source: Path, target: Path, mutant: Mutant | None = None) -> None:
+    """Write the release notebook with every answer cell filled from the source (with
+    ``mutant``'s bug in it, if given)."""
+    nb = submission(nbformat.read(release, as_version=4), nbformat.read(source, as_version=4),
+                    mutant)
     target.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, target)
 
@@ -170,12 +180,36 @@ def wait_idle(page, timeout: float = 90) -> None:
     raise AssertionError(f"cells still running after {timeout}s")
 
 
+#: What a reader of the Validate dialog meets: elements of the report whose text runs past
+#: their box (sideways scrolling), and whether the report's box scrolls when it is taller
+#: than the dialog (or fits it).
+DIALOG_FIT = """() => {
+  const m = document.querySelector('#validation-message');
+  const body = m.closest('.jp-Dialog-body') || m.parentElement;
+  const wide = [m, ...m.querySelectorAll('*')]
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => `${e.tagName} ${e.scrollWidth}>${e.clientWidth}`);
+  const style = getComputedStyle(body);
+  const tall = body.scrollHeight > body.clientHeight + 1;
+  const scrolls = ['auto', 'scroll'].includes(style.overflowY);
+  return {wide, tall, scrolls, inViewport: body.getBoundingClientRect().bottom <= innerHeight};
+}"""
+
+
 def validate(page) -> str:
-    """Press Validate, return the dialog's text, close it."""
+    """Press Validate, return the dialog's text (the dialog stays open)."""
     page.locator(".validate-button").first.click()
     dialog = page.locator(".jp-Dialog:has(#validation-message)")
     dialog.wait_for(timeout=120_000)
     return dialog.inner_text()
+
+
+def assert_dialog_fits(page) -> None:
+    """Every line of the report readable without sideways scrolling, and all of it
+    reachable: it fits the dialog, or the dialog's body scrolls."""
+    fit = page.evaluate(DIALOG_FIT)
+    assert not fit["wide"], f"the Validate report needs sideways scrolling: {fit}"
+    assert fit["inViewport"] and (fit["scrolls"] or not fit["tall"]), fit
 
 
 def close_dialog(page) -> None:
@@ -199,6 +233,9 @@ def test_student_and_instructor_path_in_chromium(tmp_path):
         _solved(student / "release" / name / f"{name}.ipynb",
                 ROOT / "source" / name / f"{name}.ipynb",
                 student / "solved" / name / f"{name}.ipynb")
+    _solved(student / "release" / LAB1 / f"{LAB1}.ipynb",
+            ROOT / "source" / LAB1 / f"{LAB1}.ipynb",
+            student / "buggy" / LAB1 / f"{LAB1}.ipynb", BUG)
 
     instructor = tmp_path / "instructor"
     instructor.mkdir()
@@ -243,8 +280,11 @@ def test_student_and_instructor_path_in_chromium(tmp_path):
         # 2. Validate the stub: a failure dialog.
         text = validate(page)
         shots(page, "lab01-validate-stub")
-        assert "The following cell failed" in text or "NotImplementedError" in text, text[:500]
-        assert "Success!" not in text, text[:500]
+        assert "`agent` is not written yet" in text, text[:500]
+        # nbgrader's dialog heads each entry "The following cell failed:"; the course sends
+        # one entry per unwritten function and per other failing check, no test source.
+        assert text.count("The following cell failed") == 2 and "Success!" not in text, text
+        assert_dialog_fits(page)
         close_dialog(page)
         lap("lab01 validate stub")
 
@@ -255,8 +295,7 @@ def test_student_and_instructor_path_in_chromium(tmp_path):
         items = menu.inner_text()
         shots(page, "student-nbgrader-menu")
         page.keyboard.press("Escape")
-        assert "Assignment List" in items, items
-        for tool in ("Formgrader", "Course List"):
+        for tool in ("Formgrader", "Course List", "Assignment List"):
             assert tool not in items, f"the student copy shows {tool!r}: {items}"
         assert page.locator(".validate-button").count() >= 1
         assert page.locator(".lm-TabBar-tab[title*='Create Assignment'], "
@@ -265,11 +304,11 @@ def test_student_and_instructor_path_in_chromium(tmp_path):
         palette = page.evaluate(
             "['nbgrader:open-assignment-list', 'nbgrader:open-formgrader',"
             " 'nbgrader:open-course-list'].map(c => window.jupyterapp.commands.hasCommand(c))")
-        assert palette == [True, False, False], palette
+        assert palette == [False, False, False], palette
+        off = disabled_plugins(exchange=False)
         plugins = page.evaluate(
-            "ids => ids.map(id => window.jupyterapp.hasPlugin(id))",
-            [*LAB_DISABLED_PLUGINS, *STUDENT_PLUGINS])
-        assert plugins == [False] * len(LAB_DISABLED_PLUGINS) + [True] * len(STUDENT_PLUGINS), \
+            "ids => ids.map(id => window.jupyterapp.hasPlugin(id))", [*off, *STUDENT_PLUGINS])
+        assert plugins == [False] * len(off) + [True] * len(STUDENT_PLUGINS), \
             f"plugins present (instructor tools, news prompt, then student tools): {plugins}"
         status = urllib.request.urlopen(f"{base}/api/status?token={TOKEN}").status
         assert status == 200
@@ -279,9 +318,7 @@ def test_student_and_instructor_path_in_chromium(tmp_path):
         except urllib.error.HTTPError:
             formgrader_served = False
         assert not formgrader_served, "the student server still serves /formgrader"
-        page.evaluate("window.jupyterapp.commands.execute('nbgrader:open-assignment-list')")
-        page.locator("#nbgrader-assignment-list").first.wait_for()
-        shots(page, "student-assignment-list")
+        assert "Error fetching courses" not in page.inner_text("body")
         lap("student tools")
 
         # 4. Validate a copy with the solution filled in: success.
@@ -291,6 +328,17 @@ def test_student_and_instructor_path_in_chromium(tmp_path):
         assert "Success! Your notebook passes all the tests." in text, text[:800]
         close_dialog(page)
         lap("lab01 validate solution")
+
+        # 4b. Validate a copy with a seeded bug: one entry per failing check, each readable.
+        open_notebook(page, base, f"buggy/{LAB1}/{LAB1}.ipynb")
+        text = validate(page)
+        shots(page, "lab01-validate-bug")
+        named = set(re.findall(r"^check (\w+)$", text, re.M))
+        assert named and named <= set(BUG.loses), (named, text[:2000])
+        assert "### BEGIN" not in text and "def test" not in text, text[:2000]
+        assert_dialog_fits(page)
+        close_dialog(page)
+        lap("lab01 validate bug")
 
         # 5. Lecture 4: the ledger panel redraws when a slider moves.
         open_notebook(page, base, f"solved/{LECTURE4}/{LECTURE4}.ipynb")

@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from course.grading.authoring.export import (
+    EXCHANGE_PLUGINS,
     LAB_CONFIG_DIR,
     LAB_DISABLED_PLUGINS,
-    SERVER_DISABLED_EXTENSIONS,
+    disabled_plugins,
     export_student,
 )
 
@@ -49,19 +50,40 @@ def _disabled(config_path: Path | None, tmp: Path) -> list[str]:
     return [ln.strip() for ln in tail if ln.startswith("    ") and ln.strip()]
 
 
-def test_copy_ships_the_settings(copy):
+def _settings(copy: Path) -> tuple[list[str], dict]:
     page = json.loads((copy / LAB_CONFIG_DIR / "labconfig" / "page_config.json").read_text())
-    assert sorted(k for k, v in page["disabledExtensions"].items() if v) == sorted(
-        LAB_DISABLED_PLUGINS)
     server = json.loads((copy / LAB_CONFIG_DIR / "jupyter_server_config.json").read_text())
-    assert server["ServerApp"]["jpserver_extensions"] == dict.fromkeys(
-        SERVER_DISABLED_EXTENSIONS, False)
+    return (sorted(k for k, v in page["disabledExtensions"].items() if v),
+            server["ServerApp"]["jpserver_extensions"])
+
+
+def test_copy_ships_the_settings(copy):
+    """The course's own config names no exchange: the copy has no Assignment List either."""
+    plugins, extensions = _settings(copy)
+    assert plugins == sorted([*LAB_DISABLED_PLUGINS, "@jupyter/nbgrader:assignment-list"])
+    assert extensions == {"nbgrader.server_extensions.formgrader": False,
+                          "nbgrader.server_extensions.course_list": False,
+                          "nbgrader.server_extensions.assignment_list": False}
     assert not set(STUDENT_PLUGINS) & set(LAB_DISABLED_PLUGINS)
+    readme = (copy / "README.md").read_text()
+    assert "this copy has no Assignment\nList" in readme and "{" not in readme
+
+
+def test_a_copy_with_an_exchange_keeps_the_assignment_list(tmp_path):
+    copy = tmp_path / "student"
+    export_student(ROOT, copy, exchange=str(tmp_path / "exchange"))
+    plugins, extensions = _settings(copy)
+    assert plugins == sorted(LAB_DISABLED_PLUGINS)
+    assert "nbgrader.server_extensions.assignment_list" not in extensions
+    assert set(EXCHANGE_PLUGINS) <= set(STUDENT_PLUGINS)
+    readme = (copy / "README.md").read_text()
+    assert "settings (Validate and the Assignment List)" in readme
+    assert "no Assignment" not in readme and "{" not in readme
 
 
 def test_jupyterlab_reads_them_from_the_copy_only(copy, tmp_path):
     with_copy = _disabled(copy / LAB_CONFIG_DIR, tmp_path)
-    assert sorted(with_copy) == sorted(LAB_DISABLED_PLUGINS), with_copy
+    assert sorted(with_copy) == sorted(disabled_plugins(exchange=False)), with_copy
     without = _disabled(None, tmp_path)
     assert not set(without) & set(LAB_DISABLED_PLUGINS), (
         f"the instructor's JupyterLab has student settings too: {without}")

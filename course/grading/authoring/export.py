@@ -112,20 +112,25 @@ LangGraph too: `./dev lab --frameworks` adds it. `./dev validate release/<name>/
 runs Validate from the command line: one entry per failing check, its message first, and
 exit status 1 when validation fails.
 
-`./dev lab` loads this copy's `.jupyter` settings (Validate and the Assignment List) and puts
+`./dev lab` loads this copy's `.jupyter` settings (Validate{assignment_list}) and puts
 this folder's `course/` on `PYTHONPATH`. With conda instead:
 `PYTHONPATH=$PWD JUPYTER_CONFIG_PATH=$PWD/.jupyter jupyter lab`.
 
-The Assignment List fetches assignments and submits your work through the exchange folder
-named in `nbgrader_config.py` (`c.Exchange.root`). When your course runs none, it says the
-exchange directory does not exist: work in `release/` and hand in as your instructor says.
+{handing_in}
 """
+#: The student README's last paragraph, with and without an exchange folder.
+HAND_IN_EXCHANGE = """The Assignment List (menu Nbgrader) fetches assignments and submits your
+work through the exchange folder named in `nbgrader_config.py` (`c.Exchange.root`)."""
+HAND_IN_FILES = """Your course hands out the notebooks as files, so this copy has no Assignment
+List: work in `release/` and hand in as your instructor says. (With nbgrader's exchange, the
+instructor exports the copy with `--exchange DIR`, and the Assignment List appears.)"""
 
 
 # JupyterLab settings shipped in the copy; ``./dev lab`` puts LAB_CONFIG_DIR on
 # JUPYTER_CONFIG_PATH. The student keeps Validate and the Assignment List; the
 # instructor's tools and the news prompt (it asks to fetch news online) are off.
 LAB_CONFIG_DIR = ".jupyter"
+#: Off in every copy.
 LAB_DISABLED_PLUGINS = (
     "@jupyter/nbgrader:create-assignment",
     "@jupyter/nbgrader:formgrader",
@@ -136,6 +141,20 @@ SERVER_DISABLED_EXTENSIONS = (
     "nbgrader.server_extensions.formgrader",
     "nbgrader.server_extensions.course_list",
 )
+#: Off too in a copy for a course without an exchange folder: the Assignment List can only
+#: say "Error fetching courses!" and that the exchange directory does not exist.
+EXCHANGE_PLUGINS = ("@jupyter/nbgrader:assignment-list",)
+EXCHANGE_SERVER_EXTENSIONS = ("nbgrader.server_extensions.assignment_list",)
+
+
+def disabled_plugins(exchange: bool) -> tuple[str, ...]:
+    """The lab plugins a copy turns off, with or without an exchange folder."""
+    return LAB_DISABLED_PLUGINS + (() if exchange else EXCHANGE_PLUGINS)
+
+
+def disabled_server_extensions(exchange: bool) -> tuple[str, ...]:
+    """The server extensions a copy turns off, with or without an exchange folder."""
+    return SERVER_DISABLED_EXTENSIONS + (() if exchange else EXCHANGE_SERVER_EXTENSIONS)
 
 
 #: Every kernel the copy starts (JupyterLab's, ``jupyter nbconvert --execute``'s) talks over
@@ -153,19 +172,22 @@ c.KernelManager.ip = os.path.join(tempfile.mkdtemp(prefix="course-kernels-"), "k
 IPC_CONFIG_FILES = ("jupyter_server_config.py", "jupyter_nbconvert_config.py")
 
 
-def write_student_lab_config(folder: Path) -> list[Path]:
+def write_student_lab_config(folder: Path, exchange: bool = True) -> list[Path]:
     """Write ``folder/.jupyter``: page config that disables the instructor's lab plugins and
-    the news prompt, server config that turns off the instructor's server extensions, and
-    :data:`IPC_KERNELS` for the server's and nbconvert's kernels."""
+    the news prompt (and the Assignment List, without an ``exchange``), server config that
+    turns off the matching server extensions, and :data:`IPC_KERNELS` for the server's and
+    nbconvert's kernels."""
     config = folder / LAB_CONFIG_DIR
     page = config / "labconfig" / "page_config.json"
     server = config / "jupyter_server_config.json"
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(json.dumps(
-        {"disabledExtensions": dict.fromkeys(LAB_DISABLED_PLUGINS, True)}, indent=2) + "\n",
+        {"disabledExtensions": dict.fromkeys(disabled_plugins(exchange), True)},
+        indent=2) + "\n",
         encoding="utf-8")
     server.write_text(json.dumps(
-        {"ServerApp": {"jpserver_extensions": dict.fromkeys(SERVER_DISABLED_EXTENSIONS, False)}},
+        {"ServerApp": {"jpserver_extensions": dict.fromkeys(
+            disabled_server_extensions(exchange), False)}},
         indent=2) + "\n", encoding="utf-8")
     ipc = [config / name for name in IPC_CONFIG_FILES]
     for path in ipc:
@@ -199,7 +221,8 @@ def export_student(root: Path, target: Path, exchange: str | None = None) -> lis
         raise PipelineError(f"{target} is not empty; export into a new folder")
     if target.exists() and not target.is_dir():
         raise PipelineError(f"{target} is a file; export into a new folder")
-    config = student_config(exchange if exchange is not None else configured_exchange(root))
+    exchange = exchange if exchange is not None else configured_exchange(root)
+    config = student_config(exchange)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -217,10 +240,12 @@ def export_student(root: Path, target: Path, exchange: str | None = None) -> lis
         if project.is_file():
             project.write_text(student_pyproject(project.read_text(encoding="utf-8")),
                                encoding="utf-8")
-        (staging / "README.md").write_text(STUDENT_README, encoding="utf-8")
+        (staging / "README.md").write_text(STUDENT_README.format(
+            assignment_list=" and the Assignment List" if exchange else "",
+            handing_in=HAND_IN_EXCHANGE if exchange else HAND_IN_FILES), encoding="utf-8")
         shutil.copy2(STUDENT_DEV, staging / "dev")
         (staging / "dev").chmod(0o755)
-        write_student_lab_config(staging)
+        write_student_lab_config(staging, exchange=bool(exchange))
         for where in (staging, staging / LAB_CONFIG_DIR):
             (where / CONFIG_FILE).write_text(config, encoding="utf-8")
         if target.exists():
