@@ -184,13 +184,29 @@ def describe_reply(response: httpx2.Response | None) -> str:
     return f"{status} {msg.get('stop_reason')} [{_squeeze(kinds)}]"
 
 
-def growth_png(token_counts: Sequence[int], flagged: Sequence[int] = ()) -> bytes:
-    """Input tokens per request as a PNG line chart; flagged request numbers in red."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+#: The growth chart's size in inches and dots per inch (so its pixel width is known).
+GROWTH_FIGSIZE, GROWTH_DPI = (5.2, 2.4), 90
 
-    fig = Figure(figsize=(5.2, 2.4), dpi=90)
+
+def growth_png(token_counts: Sequence[int], flagged: Sequence[int] = ()) -> bytes:
+    """:func:`growth_figure` as PNG bytes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    buf = io.BytesIO()
+    FigureCanvasAgg(growth_figure(token_counts, flagged)).print_png(buf)
+    return buf.getvalue()
+
+
+def growth_figure(token_counts: Sequence[int], flagged: Sequence[int] = ()) -> Any:
+    """Input tokens per request as a line chart (a matplotlib Figure); flagged request
+    numbers in red; whole request numbers on the x axis, the y axis from 0."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    fig = Figure(figsize=GROWTH_FIGSIZE, dpi=GROWTH_DPI)
     ax = fig.add_subplot()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylim(0, max([*token_counts, 1]) * 1.1)
     xs = list(range(1, len(token_counts) + 1))
     ax.plot(xs, token_counts, marker="o", color="#1f77b4", label="input tokens")
     bad = [(x, y) for x, y in zip(xs, token_counts, strict=True) if x in set(flagged)]
@@ -205,9 +221,7 @@ def growth_png(token_counts: Sequence[int], flagged: Sequence[int] = ()) -> byte
         ax.legend(fontsize=7, loc="upper left")
     ax.grid(alpha=0.3)
     fig.subplots_adjust(left=0.14, right=0.98, bottom=0.2, top=0.88)
-    buf = io.BytesIO()
-    FigureCanvasAgg(fig).print_png(buf)
-    return buf.getvalue()
+    return fig
 
 
 COLUMNS = ("#", "messages (role[blocks])", "tool_use ids", "tokens", "reply")
@@ -315,7 +329,10 @@ class Inspector:
 
             self._summary = w.HTML()
             self._table = w.HTML()
-            self._image = w.Image(format="png")
+            # at the chart's own pixel width (a VBox stretches its children across the
+            # page), and hidden until there is a request to plot
+            self._image = w.Image(format="png", layout=w.Layout(
+                width=f"{int(GROWTH_FIGSIZE[0] * GROWTH_DPI)}px", height="auto"))
             self._widget = w.VBox([self._summary, self._table, self._image])
             self._redraw()
         return self._widget
@@ -332,7 +349,9 @@ class Inspector:
         self._summary.value = (f"<b style='color:{colour}'>Request inspector: "
                                f"{html.escape(self.summary())}</b>")
         self._table.value = table_html(self.rows)
-        self._image.value = self.png
+        self._image.layout.display = None if self.rows else "none"
+        if self.rows:
+            self._image.value = self.png
 
     def table(self) -> str:
         """The rows so far as a text table."""

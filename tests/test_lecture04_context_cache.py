@@ -375,3 +375,25 @@ def test_instructor_and_manual_cells_are_in_the_source():
     manual = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells
               if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "markdown"}
     assert manual == {"post_invoice_policy", "silent_versus_abrupt"}
+
+
+def test_the_ledger_plot_keeps_its_scale_while_sliders_move():
+    """Whole turns on the x axis; the y axis from 0 to just above the limit, the same
+    after a slider changes the lines (they stay under the limit here)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    def axes(series):
+        fig = cc.draw_ledgers(series, limit=cc.EXERCISE1_LIMIT)
+        FigureCanvasAgg(fig).draw()
+        return fig.axes[0]
+
+    small = axes({"a": [2_000, 2_300, 2_600]})
+    large = axes({"a": [2_000, 3_000, 4_000, 5_000, 6_000]})
+    assert small.get_ylim() == large.get_ylim() == (0, cc.EXERCISE1_LIMIT * 1.08)
+    ticks = [t for t in small.get_xticks() if 1 <= t <= 3]
+    assert ticks and all(float(t).is_integer() for t in ticks), small.get_xticks()
+
+
+def test_the_panel_plot_is_shown_at_its_own_width(sol):
+    panel = _panel(sol)
+    assert panel._image.layout.width == f"{int(cc.FIGSIZE[0] * cc.DPI)}px" == "675px"

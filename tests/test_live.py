@@ -158,11 +158,15 @@ def test_widget_panel_redraws_after_every_request():
     panel = inspector.widget
     summary, table, image = panel.children
     assert summary.value.count("0 request(s)") == 1
-    empty_png = image.value
+    # no chart before the first request (an empty one has axes -0.04 ... 0.04), and the
+    # chart at its own pixel width, not stretched across the page
+    assert image.layout.display == "none" and not image.value
+    assert image.layout.width == "468px"
     history, calls = three_calls(api)
     assert "1 request(s)" in summary.value and table.value.count("class='live-row'") == 1
+    assert image.layout.display is None
     one_png = bytes(image.value)
-    assert one_png != bytes(empty_png)
+    assert one_png.startswith(b"\x89PNG")
     split = [{"role": "user", "content": [result(c.id, "14C")]} for c in calls]
     send(api, history + split)
     assert table.value.count("class='live-row'") == 2
@@ -212,3 +216,14 @@ def test_the_chart_is_drawn_only_when_asked_for_and_follows_new_requests(monkeyp
     send(api, history + [{"role": "user", "content": [result(c.id, "sunny") for c in calls]}])
     assert inspector.png != first and len(drawn) == 2
     assert drawn[-1][0] == tuple(inspector.token_counts)
+
+
+def test_the_growth_chart_counts_whole_requests_from_zero_tokens():
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    fig = live.growth_figure([2_100, 2_400, 2_800])
+    FigureCanvasAgg(fig).draw()
+    ax = fig.axes[0]
+    ticks = [t for t in ax.get_xticks() if 1 <= t <= 3]
+    assert ticks and all(float(t).is_integer() for t in ticks), ax.get_xticks()
+    assert ax.get_ylim()[0] == 0

@@ -512,14 +512,22 @@ POLICY_NAMES: tuple[str, ...] = ("keep until full", "sliding window (pinned)",
 _COLOURS = ("#c0392b", "#2471a3", "#1e8449")
 
 
+#: The ledger plot's size in inches and dots per inch (so its pixel width is known).
+FIGSIZE, DPI = (7.5, 3.6), 90
+
+
 def draw_ledgers(series: dict[str, Sequence[int]], *, limit: float | None = None,
                  title: str = "Tokens submitted per turn", overflow: dict[str, int] | None = None,
                  ) -> Any:
-    """A matplotlib Figure: one line per policy, the limit as a dashed line."""
+    """A matplotlib Figure: one line per policy, the limit as a dashed line. Turns are whole
+    numbers on the x axis; the y axis starts at 0 and, with a limit, ends just above it, so
+    a redraw after a slider moves keeps its scale unless a line passes the limit."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
-    fig = Figure(figsize=(7.5, 3.6), dpi=90)
+    fig = Figure(figsize=FIGSIZE, dpi=DPI)
     ax = fig.add_subplot()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     for (name, values), colour in zip(series.items(), _COLOURS * 3, strict=False):
         ax.plot(range(1, len(values) + 1), values, marker=".", color=colour, label=name)
         end = (overflow or {}).get(name)
@@ -528,6 +536,9 @@ def draw_ledgers(series: dict[str, Sequence[int]], *, limit: float | None = None
     if limit is not None and math.isfinite(limit):
         ax.axhline(limit, color="black", linestyle="--", linewidth=1,
                    label=f"context limit {int(limit):,}")
+    highest = max((v for values in series.values() for v in values), default=0)
+    ceiling = limit if limit is not None and math.isfinite(limit) else 0
+    ax.set_ylim(0, max(highest, ceiling, 1) * 1.08)
     ax.set_xlabel("turn")
     ax.set_ylabel("prompt tokens")
     ax.set_title(title)
@@ -640,7 +651,9 @@ class Panel:
         self.series: dict[str, list[int]] = {}
         self.png: bytes = b""
         self.redraws = 0
-        self._image = w.Image(format="png")
+        # at the plot's own pixel width: a flex box would stretch it across the page
+        self._image = w.Image(format="png", layout=w.Layout(
+            width=f"{int(FIGSIZE[0] * DPI)}px", height="auto", flex="0 0 auto"))
         self._table = w.HTML()
         for slider in self.controls.values():
             slider.observe(self._changed, names="value")
