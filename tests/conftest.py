@@ -65,6 +65,7 @@ XDIST_GROUPS = {
     "test_exchange": "exchange",
     "test_cli": "graded_class",
     "test_html_report": "graded_class",
+    "test_browser_feedback": "graded_class",
     "test_dask_grading": "graded_class",
 }
 
