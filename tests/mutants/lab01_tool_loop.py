@@ -352,4 +352,38 @@ MUTANTS += [
         new=RESULT + "\n            if failed:\n                break",
         loses={"tool_error_as_data"},
     ),
+    Mutant(
+        name="goal_reworded",
+        bug="the first message is not the goal itself: the loop wraps it in an instruction",
+        cell="agent",
+        old='history = [{"role": "user", "content": goal}]',
+        new='history = [{"role": "user", "content": "Task: " + goal}]',
+        loses=BROKEN_HISTORY,  # the recorded replies answer the goal as the spec states it
+    ),
+    Mutant(
+        name="refusal_joined_with_space",
+        bug="a refusal's text blocks joined with a space, not with no separator as the answer",
+        cell="agent",
+        old=REFUSAL,
+        new='return "refused: " + " ".join(b.text for b in reply.content if b.type == "text")',
+        loses={"refusal_handled"},
+    ),
+    Mutant(
+        name="refusal_reads_first_block",
+        bug="a refusal's text read as reply.content[0].text: a refusal with no blocks crashes "
+            "the loop with IndexError",
+        cell="agent",
+        old=REFUSAL,
+        new='return "refused: " + reply.content[0].text',
+        loses={"refusal_handled"},
+    ),
+    Mutant(
+        name="refusal_raises",
+        bug="a refusal raised as an error, where the spec says never to raise on one",
+        cell="agent",
+        old=REFUSAL,
+        new='raise RuntimeError("refused: " + "".join(b.text for b in reply.content '
+            'if b.type == "text"))',
+        loses={"refusal_handled"},
+    ),
 ]

@@ -1,0 +1,108 @@
+"""Every sentence of a mapped notebook's API block is a rule with its seeded bugs, or prose
+with a reason (``tests/rule_map.py``); the damage tests prove the checks can fail."""
+
+from __future__ import annotations
+
+import re
+
+import nbformat
+import pytest
+
+from course.grading.proofs.mutation import load_mutants
+from course.grading.runner import assignments, read_notebook
+
+from . import ROOT
+from .rule_map import NOT_MAPPED, PROSE, RULES
+
+_HEADING = re.compile(r"^#{1,6} ", re.M)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z*`(\"])")
+
+
+def api_block(nb: nbformat.NotebookNode) -> str | None:
+    """The prose of the notebook's API block, code blocks left out: what follows
+    "**You implement**" in the first cell, or the "## The API you implement" section, up to
+    the next heading; None when the notebook has neither."""
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for marker in ("**You implement**", "## The API you implement"):
+            if marker in cell.source:
+                block = _HEADING.split(cell.source.split(marker, 1)[1])[0]
+                return re.sub(r"```.*?```", "", block, flags=re.S)
+    return None
+
+
+def sentences(block: str) -> list[str]:
+    """``block`` as sentences: each row of a table is one (its ``|---|`` line is left
+    out); the rest is split into paragraphs and bullets, whitespace collapsed, then at each
+    sentence end followed by a capital, a backtick, a star or a bracket."""
+    out = []
+    rows = [ln.strip() for ln in block.splitlines() if ln.lstrip().startswith("|")]
+    out += [" ".join(r.split()) for r in rows if not re.fullmatch(r"[|:\- ]+", r)]
+    block = "\n".join(ln for ln in block.splitlines() if not ln.lstrip().startswith("|"))
+    for para in re.split(r"\n\s*\n|\n(?=\* )", block):
+        text = " ".join(para.split()).removeprefix("* ").strip()
+        out += [s for s in _SENTENCE_END.split(text) if s] if text else []
+    return out
+
+
+def problems(name: str, nb: nbformat.NotebookNode, rules: dict[str, tuple[str, ...]],
+             prose: dict[str, str], mutants: set[str]) -> list[str]:
+    """What is wrong with one notebook's map, one line each."""
+    block = api_block(nb)
+    if block is None:
+        return [f"{name}: no '**You implement**' block or 'The API you implement' section"]
+    said = sentences(block)
+    out = [f"{name}: a sentence of the API block is neither a rule nor prose in "
+           f"tests/rule_map.py: {s!r}" for s in said if s not in rules and s not in prose]
+    out += [f"{name}: tests/rule_map.py maps a sentence the API block does not have: {s!r}"
+            for s in [*rules, *prose] if s not in said]
+    out += [f"{name}: the rule {s!r} names no seeded bug" for s, ms in rules.items() if not ms]
+    out += [f"{name}: the rule {s!r} names {m!r}, which is not in tests/mutants/{name}.py"
+            for s, ms in rules.items() for m in ms if m not in mutants]
+    out += [f"{name}: {s!r} is both a rule and prose" for s in set(rules) & set(prose)]
+    return out
+
+
+def _release(name: str) -> nbformat.NotebookNode:
+    return read_notebook(ROOT / "release" / name / f"{name}.ipynb")
+
+
+def _mutant_names(name: str) -> set[str]:
+    return {m.name for m in load_mutants(ROOT / "tests" / "mutants" / f"{name}.py")}
+
+
+def test_every_notebook_is_mapped_or_listed_as_not_mapped():
+    names = set(assignments(ROOT))
+    assert set(RULES) | set(NOT_MAPPED) == names, sorted(names ^ (set(RULES) | set(NOT_MAPPED)))
+    assert not set(RULES) & set(NOT_MAPPED)
+    assert set(PROSE) <= set(RULES)
+
+
+@pytest.mark.parametrize("name", sorted(RULES))
+def test_every_sentence_of_the_api_block_is_mapped(name):
+    found = problems(name, _release(name), RULES[name], PROSE.get(name, {}),
+                     _mutant_names(name))
+    assert not found, "\n".join(found)
+
+
+def test_the_map_check_fails_on_a_new_sentence_a_stale_one_and_a_missing_mutant():
+    name = "lab01_tool_loop"
+    nb = _release(name)
+    rules, prose, mutants = dict(RULES[name]), dict(PROSE[name]), _mutant_names(name)
+    assert not problems(name, nb, rules, prose, mutants)
+    added = nbformat.from_dict(nb)
+    added.cells[0].source = re.sub(r"Never\s+raise on a refusal\.",
+                                   "Never raise on a refusal. Log every refusal.",
+                                   added.cells[0].source)
+    assert any("neither a rule nor prose" in p and "Log every refusal." in p
+               for p in problems(name, added, rules, prose, mutants))
+    rule = next(iter(rules))
+    assert any("names no seeded bug" in p
+               for p in problems(name, nb, {**rules, rule: ()}, prose, mutants))
+    assert any("not in tests/mutants" in p
+               for p in problems(name, nb, {**rules, rule: ("no_such_bug",)}, prose, mutants))
+    assert any("does not have" in p
+               for p in problems(name, nb, {**rules, "A sentence gone.": ("goal_reworded",)},
+                                 prose, mutants))
+
