@@ -308,7 +308,7 @@ def test_student_names_link_to_their_feedback_pages_where_they_exist(tmp_path, w
     from course.grading.results import html_report
 
     course = tmp_path / "course"
-    odd = "o'neil #2 %41?"  # a name a URL must encode, and a link must escape
+    odd = "o'neil #2 %41? \"<i>"  # a name a URL must encode, and a page must escape
     pages = {s: _feedback(course, s).resolve() for s in ("bob", odd, "eve")}
     outside = tmp_path / "secret.html"
     outside.write_text("not feedback")
@@ -339,6 +339,7 @@ def test_student_names_link_to_their_feedback_pages_where_they_exist(tmp_path, w
     flagged = " ".join(doc.text_of("tr", **{"class": "review"}).split())
     assert flagged.startswith("eve lab needs review")
     assert "A student's name links to their feedback page" in page
+    assert "<i>" not in page and "o&#x27;neil #2 %41? &quot;&lt;i&gt;" in page
     nothing = render(ClassResults(rows, runs), links=html_report.Links(tmp_path / "none", target))
     assert all(a["href"].startswith("#") for a in Page(nothing).all("a"))
     assert "No feedback page is written yet" in nothing
