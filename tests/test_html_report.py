@@ -385,6 +385,12 @@ def test_the_page_is_self_contained(page):
 def test_a_class_with_nothing_graded_still_renders():
     doc = Page(render(ClassResults([])))
     assert len(doc.scripts) == 1 and "Nothing graded yet." in "".join(doc.text)
+    # an assignment whose every submission failed: listed first, and counted as such
+    doc = Page(render(ClassResults([], [GradeRun("ann", "lab", ok=False, error="timed out")])))
+    assert " ".join(doc.text_of("tr", **{"data-assignment": "lab"}).split()) \
+        == "lab 0 - - 0 (-) 1 0 none"
+    assert " ".join(doc.text_of("tr", **{"class": "failed"}).split()) \
+        == "ann lab failed timed out"
 
 
 def test_grade_runs_are_recorded_and_merged(tmp_path):

@@ -314,12 +314,12 @@ def _summary(results: ClassResults, anchors: _Anchors) -> str:
             f'<a href="#{anchors("diag", g.assignment, g.diagnosis.text)}">'
             f"{_e(_label(g.diagnosis))}</a></li>" for g in top)
         bugs = f'<ul class="top">{bugs}</ul>' if bugs else "none"
-        mean = "-" if s.mean is None else f"{s.mean:.1f}"
+        mean = "-" if s.mean is None else f"{s.mean:.1f} / {s.max_score:g}"
         median = "-" if s.median is None else f"{s.median:g}"
         rows.append(
             f'<tr data-assignment="{_e(s.assignment)}" data-graded="{s.graded}" '
             f'data-full="{s.full_marks}"><th scope="row">{name}</th>'
-            f'<td class="n">{s.graded}</td><td class="n">{mean} / {s.max_score:g}</td>'
+            f'<td class="n">{s.graded}</td><td class="n">{mean}</td>'
             f'<td class="n">{median}</td>'
             f'<td class="n">{s.full_marks} ({_pct(s.full_marks, s.graded)})</td>'
             f'<td class="n">{s.failed}</td><td class="n">{s.flagged}</td>'
