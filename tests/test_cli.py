@@ -104,6 +104,11 @@ def test_feedback_writes_html_for_each_student(capsys, class_course):
     assert code == 0
     pages = sorted(p.parent.parent.name for p in (class_course / "feedback").rglob("*.html"))
     assert pages == ["bug-split_results", "solution", "stub"]
+    # the class report is rewritten: each student's name now links to their page
+    report = class_course / "reports" / "class_report.html"
+    links = set(re.findall(r'href="([^#"][^"]*)"', report.read_text()))
+    assert {(report.parent / link).resolve() for link in links} == {
+        p.resolve() for p in (class_course / "feedback").rglob("*.html")}
     html = (class_course / "feedback" / "bug-split_results" / LAB / f"{LAB}.html").read_text()
     assert "tool results split across 3 user messages" in html
     from course.grading.authoring.integrity import secret_lines

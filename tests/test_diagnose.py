@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from course.grading import runner
 from course.grading.proofs.mutation import Mutant
-from course.grading.results.diagnose import MIN_SIMILARITY, class_counts, diagnose, mutants_of
+from course.grading.results.diagnose import (
+    MIN_SIMILARITY,
+    bug_name,
+    bug_sentence,
+    class_counts,
+    diagnose,
+    mutants_of,
+)
 
 from . import ROOT
 
@@ -89,3 +98,29 @@ def test_class_report_leaves_flagged_submissions_out_of_the_diagnoses():
     diagnosed = class_report(flagged).split("Diagnosed bugs")[1]
     assert "(ann)" in diagnosed and "eve" not in diagnosed
     assert "?? eve / lab: needs review: builtin all replaced" in grade_table(flagged)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_seeded_bug_reads_as_a_short_name_and_a_sentence(assignment):
+    """What the class report shows of a bug: its name in words, and its description without
+    the note of where it comes from (a seed's exercise, an issue, the notebook's spec)."""
+    for m in mutants_of(ROOT, assignment):
+        name, sentence = bug_name(m), bug_sentence(m)
+        assert name and "_" not in name and name.replace(" ", "_") == m.name, m.name
+        assert sentence and " ".join(m.bug.split()).endswith(sentence), (m.name, sentence)
+        assert not re.match(r"(seed \d|issue\b|spec:|lab \d+ spec)", sentence, re.I), \
+            (m.name, sentence)
+
+
+def test_a_bugs_sentence_loses_only_its_source():
+    def bug(text: str) -> str:
+        return bug_sentence(Mutant("n", text, "c", "o", "n", set()))
+
+    assert bug("seed 001 ex.2 test 5 / ex.3 test 4: the ledger sits outside the retry") \
+        == "the ledger sits outside the retry"
+    assert bug("issue 32: one  result\nper message") == "one result per message"
+    assert bug("lab 6 spec: flaky counted as a pass") == "flaky counted as a pass"
+    kept = "the answer read as reply.content[0].text: the first block is a thinking block"
+    assert bug(kept) == kept  # a colon of its own is no source
+    assert bug_name(Mutant("cache_reads_full_price", "", "c", "o", "n", set())) \
+        == "cache reads full price"

@@ -94,8 +94,10 @@ def _write_report(root: Path, out: Path | None, which: list[str] | None = None) 
     results = html_report.ClassResults.from_course(root, which)
     for why in results.unreadable:
         print(f"could not read: {why}", file=sys.stderr)
-    path = html_report.write(html_report.render(results, title=f"Class report: {root.name}"),
-                             out if out is not None else root / html_report.REPORT_PATH)
+    target = out if out is not None else root / html_report.REPORT_PATH
+    page = html_report.render(results, title=f"Class report: {root.name}",
+                              links=html_report.Links(root, target))
+    path = html_report.write(page, target)
     print(f"class report: {path.as_uri()}")
     return path
 
@@ -117,6 +119,8 @@ def cmd_feedback(args: argparse.Namespace) -> int:
     for e in errors:
         print(e, file=sys.stderr)
     print(f"feedback written under {root / 'feedback'}")
+    if (root / "gradebook.db").is_file():  # the report's names now link to the new pages
+        _write_report(root, None)
     return 1 if errors else 0
 
 

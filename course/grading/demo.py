@@ -61,6 +61,7 @@ def run_demo(root: Path, keep: Path | None = None, jobs: int = DEFAULT_JOBS,
           f"in {took:.1f}s with {jobs} parallel job(s)")
     target = (course if keep is not None and course is not None
               else Path(tempfile.mkdtemp(prefix="course-demo-report-"))) / html_report.REPORT_PATH
-    page = html_report.render(results, title="Class report: demo")
+    page = html_report.render(results, title="Class report: demo",
+                              links=html_report.Links(course, target) if course else None)
     print(f"class report: {html_report.write(page, target).as_uri()}")
     return 1 if bad else 0

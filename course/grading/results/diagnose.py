@@ -9,6 +9,7 @@ tie (two mutants can lose the same cells), and "no known bug" otherwise.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -18,6 +19,20 @@ from ..proofs.mutation import Mutant, load_mutants
 
 #: Below this similarity a signature says too little to name a bug.
 MIN_SIMILARITY = 0.5
+#: Where a seeded bug's description says it comes from ("seed 001 ex.3 test 2: ", "issue 32: ",
+#: "lab 6 spec: "): the course's own bookkeeping, which a page for an instructor leaves out.
+_PROVENANCE = re.compile(r"^(?:seed \d+\b[^:]*|issue(?: \d+)?|(?:lab \d+ )?spec):\s+", re.I)
+
+
+def bug_name(mutant: Mutant) -> str:
+    """A seeded bug's short name in words: its identifier with spaces for underscores."""
+    return " ".join(mutant.name.replace("_", " ").split())
+
+
+def bug_sentence(mutant: Mutant) -> str:
+    """What a seeded bug does, in its own description's words, without the note of where
+    it comes from."""
+    return _PROVENANCE.sub("", " ".join(mutant.bug.split()), count=1)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ render a :class:`ClassResults` and compute nothing of their own.
 from __future__ import annotations
 
 import json
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -21,6 +22,10 @@ from .diagnose import Diagnosis, diagnose, mutants_of
 REVIEWS_FILE = "reviews.json"
 #: How the last autograde of each submission went (the HTML class report reads it).
 RUNS_FILE = "grade_runs.json"
+#: Where ``nbgrader generate_feedback`` writes, inside the course folder (nbgrader's default
+#: ``CourseDirectory.feedback_directory`` and ``directory_structure``, which the course keeps):
+#: ``feedback/<student>/<assignment>/<notebook>.html``.
+FEEDBACK_DIR = "feedback"
 
 Pair = tuple[str, str]  # (student, assignment)
 
@@ -85,6 +90,33 @@ class CellStat:
     @property
     def rate(self) -> float:
         return self.passed / self.graded if self.graded else 0.0
+
+
+@dataclass(frozen=True)
+class AssignmentSummary:
+    """How the class did on one assignment: ``graded`` students (those awaiting review
+    included, at the 0 their autograded cells carry until cleared), the mean and median of
+    their autograded totals out of ``max_score`` (None when nobody graded), how many had
+    full marks, and how many submissions failed to grade or await review."""
+
+    assignment: str
+    graded: int
+    max_score: float
+    mean: float | None
+    median: float | None
+    full_marks: int
+    failed: int
+    flagged: int
+
+
+@dataclass(frozen=True)
+class DiagnosisGroup:
+    """The students of one assignment whose lost cells read as the same diagnosis
+    (``diagnosis`` is the first student's; every one in the group has the same text)."""
+
+    assignment: str
+    diagnosis: Diagnosis
+    students: tuple[str, ...]
 
 
 @dataclass
@@ -223,6 +255,20 @@ class ClassResults:
         return {a: (list(got[a].values()), sum(most[a].values())) for a in sorted(got)}
 
     @cached_property
+    def summaries(self) -> list[AssignmentSummary]:
+        """One :class:`AssignmentSummary` per assignment graded or failed, sorted by name."""
+        totals = self.totals()
+        out = []
+        for a in sorted(set(totals) | {assignment for _, assignment in self.failed}):
+            got, most = totals.get(a, ([], 0.0))
+            out.append(AssignmentSummary(
+                a, len(got), most, statistics.fmean(got) if got else None,
+                statistics.median(got) if got else None, sum(t >= most for t in got),
+                sum(1 for _, x in self.failed if x == a),
+                sum(1 for _, x in self.flagged if x == a)))
+        return out
+
+    @cached_property
     def lost_cells(self) -> dict[tuple[str, str], list[str]]:
         """``(assignment, cell) -> students who lost it``, most lost first, students sorted."""
         lost: dict[tuple[str, str], list[str]] = defaultdict(list)
@@ -244,16 +290,25 @@ class ClassResults:
         return diagnose(row.lost, self.mutants.get(row.assignment, []), all_cells=auto)
 
     @cached_property
-    def diagnosed(self) -> dict[tuple[str, str], list[str]]:
-        """``(assignment, diagnosis) -> students`` over the honest rows that lost a cell,
-        most common first, students sorted."""
+    def diagnosis_groups(self) -> list[DiagnosisGroup]:
+        """The honest rows that lost a cell, grouped by assignment and diagnosis: most
+        common first, students sorted."""
         who: dict[tuple[str, str], list[str]] = defaultdict(list)
+        first: dict[tuple[str, str], Diagnosis] = {}
         for r in self.honest:
             d = self.diagnosis_of(r)
             if d.lost:
                 who[(r.assignment, d.text)].append(r.student)
-        return {k: sorted(v) for k, v in sorted(who.items(),
-                                                key=lambda kv: (-len(kv[1]), kv[0]))}
+                first.setdefault((r.assignment, d.text), d)
+        return [DiagnosisGroup(key[0], first[key], tuple(sorted(names)))
+                for key, names in sorted(who.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+
+    @cached_property
+    def diagnosed(self) -> dict[tuple[str, str], list[str]]:
+        """``(assignment, diagnosis) -> students`` over the honest rows that lost a cell,
+        most common first, students sorted."""
+        return {(g.assignment, g.diagnosis.text): list(g.students)
+                for g in self.diagnosis_groups}
 
 
 # -- the records beside the gradebook ---------------------------------------------------------
