@@ -827,8 +827,25 @@ _st_trace = _trace([(t, {"path": "y"}, (_st_a, _st_b)[i % 2])
 assert _st_trace == [False, False, True], (
     "key order: the same state with its keys in another order counted as a different "
     f"state; fingerprint state with sorted keys too, got {_st_trace}")
+from datetime import date as _date
+from decimal import Decimal as _D
+
+_odd_orders = [{"since": _date(2025, 3, 1), "amount": _D("19.99")},
+               {"amount": _D("19.99"), "since": _date(2025, 3, 1)}]
+_odd_same = _trace([("fetch_orders", dict(_odd_orders[0]), {"step": i}) for i in range(6)])
+_odd_mixed = _trace([("fetch_orders", _odd_orders[i % 2], {"step": i}) for i in range(6)])
+assert _odd_mixed == _odd_same, (
+    "key order: arguments holding a date and a Decimal, with their keys in another order, "
+    "counted as different calls; the fallback for values JSON cannot encode must keep the "
+    "keys sorted too (json.dumps with sort_keys=True and default=str does both)")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
+from datetime import datetime as _dt
+
+_odd_deep = [{"window": {"until": _dt(2025, 3, 2, 8), "since": _dt(2025, 3, 1, 9)},
+              "amount": _D("5.00")},
+             {"amount": _D("5.00"),
+              "window": {"since": _dt(2025, 3, 1, 9), "until": _dt(2025, 3, 2, 8)}}]
 
 _states = [{"mtime": 1, "size": 40, "meta": {"a": 1, "b": 2}},
            {"meta": {"b": 2, "a": 1}, "size": 40, "mtime": 1}]
@@ -837,7 +854,11 @@ _shuffled = [(t, {"path": "x"}, _states[i % 2])
              for i, t in enumerate(("read_file", "write_file") * 2)]
 rec = record(first=LoopGuard().check("search_docs", {"q": "refunds", "limit": 5}, {"step": 0}),
              same=_trace(_same), mixed=_trace(_mixed),
-             frozen=_trace(_frozen), shuffled=_trace(_shuffled))
+             frozen=_trace(_frozen), shuffled=_trace(_shuffled),
+             odd_same=_trace([("fetch_orders", dict(_odd_deep[0]), {"step": i})
+                              for i in range(6)]),
+             odd_mixed=_trace([("fetch_orders", _odd_deep[i % 2], {"step": i})
+                               for i in range(6)]))
 ### JUDGE
 assert rec["first"] is None, "a first call can never be a repeat"
 assert any(rec["same"]), "six identical calls never tripped"
@@ -846,6 +867,10 @@ assert rec["mixed"] == rec["same"], (
     "with sorted keys (nested dicts too)")
 assert rec["shuffled"] == rec["frozen"], (
     "the same state with its keys in a different order was counted as a different state")
+assert any(rec["odd_same"]) and rec["odd_mixed"] == rec["odd_same"], (
+    "arguments holding datetimes (in a nested dict) and a Decimal, with their keys in "
+    "another order, counted as different calls: the fingerprint of values JSON cannot "
+    "encode must not depend on key order either")
 ### END HIDDEN TESTS
 
 # %% id="unserialisable_args_handled" kind="tests" points=1

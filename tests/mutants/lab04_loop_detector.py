@@ -65,7 +65,7 @@ MUTANTS = [
         cell="loop_guard",
         old="sort_keys=True, default=str,",
         new="sort_keys=True,",
-        loses={"unserialisable_args_handled"},
+        loses={"unserialisable_args_handled", "fingerprint_ignores_key_order"},
     ),
     Mutant(
         name="none_resets_stall",
@@ -198,5 +198,41 @@ MUTANTS += [
                   "\n        if self.halted:\n            return None\n\n"
                   "        def nudge(text):"),),
         loses={"nudge_before_halt"},
+    ),
+    Mutant(
+        name="cycle_ge",
+        bug=">= instead of > trips the frozen-world signal when the same state is seen for "
+            "the cycle-th time instead of the (cycle + 1)-th",
+        cell="loop_guard",
+        old="if self.state_counts[state_id] > self.cycle:",
+        new="if self.state_counts[state_id] >= self.cycle:",
+        # the key-order cell replays a frozen state for two calls, which now trips
+        loses={"cycle_caught_by_state_only", "fingerprint_ignores_key_order"},
+    ),
+    Mutant(
+        name="stall_ge",
+        bug=">= instead of > trips the stall signal after stall steps without a gain instead "
+            "of stall + 1",
+        cell="loop_guard",
+        old="if self.steps_without_gain > self.stall:",
+        new="if self.steps_without_gain >= self.stall:",
+        loses={"stall_counts_from_best"},
+    ),
+    Mutant(
+        name="stall_nudge_unworded",
+        bug="the stall nudge does not contain 'progress', the word the table names",
+        cell="loop_guard",
+        old='return nudge(f"No progress in {self.steps_without_gain} steps (the best "',
+        new='return nudge(f"Stuck for {self.steps_without_gain} steps (the best "',
+        loses={"stall_counts_from_best"},
+    ),
+    Mutant(
+        name="none_counts_as_stall",
+        bug="progress=None counted as a step without a gain, though None means not measured",
+        cell="loop_guard",
+        old="if progress is not None:",
+        new="if progress is None:\n            self.steps_without_gain += 1\n"
+            "        if progress is not None:",
+        loses={"stall_counts_from_best"},
     ),
 ]
