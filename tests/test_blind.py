@@ -5,6 +5,7 @@ correct variant that loses a point means a hidden test asks for more than the te
 
 from __future__ import annotations
 
+import shutil
 import warnings
 
 import pytest
@@ -87,6 +88,29 @@ def test_a_set_the_author_wrote_is_reported_as_not_blind(tmp_path):
     path.write_text(path.read_text().replace("'author'", "'me'"))
     with pytest.raises(BlindError, match="WRITTEN_BY = 'me'; it is 'blind'"):
         load_set(path)
+
+
+def test_a_blind_file_that_does_not_fit_is_named_and_verify_says_so_in_one_line(
+        tmp_path, monkeypatch, capsys):
+    """Before: the sample's name only, and ``course verify`` stopped with a traceback."""
+    from course.grading import cli
+
+    course = tmp_path / "course"
+    for folder in ("source", "release"):
+        shutil.copytree(ROOT / folder / "lab01_tool_loop", course / folder / "lab01_tool_loop")
+    path = _blind_file(course, "lab01_tool_loop", 'BLIND = [Blind("x", "y", {"nope": "pass"})]\n')
+    with pytest.raises(BlindError) as caught:
+        measure(course, ["lab01_tool_loop"], jobs=1)
+    assert str(caught.value).startswith(f"{path}: blind sample 'x': no answer cell ['nope']"), \
+        caught.value
+
+    def verify(args):
+        measure(course, ["lab01_tool_loop"], jobs=1)
+        return 0
+
+    monkeypatch.setattr(cli, "cmd_verify", verify)
+    assert cli.main(["--course-dir", str(course), "verify"]) == 2
+    assert capsys.readouterr().err == f"error: {caught.value}\n"
 
 
 def test_a_sample_naming_a_cell_the_notebook_lacks_is_refused():

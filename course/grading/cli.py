@@ -28,6 +28,7 @@ from .authoring import build, export
 from .authoring.markers import MarkerError
 from .authoring.scripts import AuthoringError
 from .execution import grade
+from .proofs.blind import BlindError
 from .proofs.mutation import MutantError
 from .results import report
 from .results.model import ClassResults
@@ -297,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return args.fn(args)
-    except (PipelineError, AuthoringError, MutantError, CassetteError, MarkerError) as exc:
+    except (PipelineError, AuthoringError, MutantError, BlindError, CassetteError,
+            MarkerError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -221,7 +221,11 @@ def measure(root: Path, which: Sequence[str] | None = None, jobs: int = DEFAULT_
             raise BlindError(f"{a}: blind samples need one release notebook, found "
                              f"{len(release)}")
         nb = read_notebook(release[0])
-        plans.append((a, release[0].name, blind_set, [blind_submission(nb, b) for b in found]))
+        try:
+            filled = [blind_submission(nb, b) for b in found]
+        except BlindError as exc:
+            raise BlindError(f"{blind_file(root, a)}: {exc}") from None
+        plans.append((a, release[0].name, blind_set, filled))
     notebooks = [n for _, _, _, nbs in plans for n in nbs]
     verdicts = quick_validate(notebooks, root, jobs)
     grades = quick_grades(root, [(a, name, n) for a, name, _, nbs in plans for n in nbs], jobs)
