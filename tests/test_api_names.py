@@ -20,7 +20,8 @@ def _source(assignment: str) -> nbformat.NotebookNode:
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_tests_read_only_names_the_notebook_shows(assignment):
-    assert [str(u) for u in unnamed(_source(assignment))] == []
+    nb = _source(assignment)
+    assert [u.located(ROOT, nb) for u in unnamed(nb)] == []
 
 
 def test_a_planted_hidden_read_of_an_unnamed_attribute_is_found():
@@ -30,6 +31,15 @@ def test_a_planted_hidden_read_of_an_unnamed_attribute_is_found():
     cell.source = cell.source.replace("### JUDGE", "_n = len(_s.slots)\n### JUDGE", 1)
     found = unnamed(nb)
     assert [(u.grade_id, u.attr) for u in found] == [("store_supersedes", "slots")], found
+    # Named at the script line the planted read stands on: the '### JUDGE' line's, since
+    # the read went in just above it.
+    rel = "authoring/lab11_context_reduction/lab11_context_reduction.py"
+    lines = (ROOT / rel).read_text(encoding="utf-8").splitlines()
+    header = lines.index('# %% id="store_supersedes" kind="tests" points=2')
+    judge = lines.index("### JUDGE", header) + 1
+    assert found[0].located(ROOT, nb).startswith(
+        f"{rel}:{judge} (cell 'store_supersedes'): reads .slots on the student's object"), \
+        found[0].located(ROOT, nb)
 
 
 def test_a_name_the_api_text_shows_is_allowed_and_one_it_does_not_is_not():

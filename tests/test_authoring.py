@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from course.grading.authoring.markers import answer_text
-from course.grading.authoring.scripts import AuthoringError, build, parse
+from course.grading.authoring.scripts import AuthoringError, build, dumps, parse
 from course.grading.proofs.mutation import Mutant, MutantError, submission
 
 SCRIPT = '''# %% [markdown]
@@ -104,6 +104,49 @@ def test_submission_fills_answers_and_applies_mutants():
         submission(release, src, Mutant("nope", "bug", "f", "4 * x", "x", {"f_doubles"}))
     with pytest.raises(MutantError, match="no answer cell"):
         submission(release, src, Mutant("nope", "bug", "g", "x", "y", {"f_doubles"}))
+
+
+MUTANTS_FILE = """from course.grading.proofs.mutation import Mutant
+
+MUTANTS = [
+    Mutant(name="triple", bug="triples", cell="f", old="2 * x", new="3 * x",
+           loses={"f_doubles"}),
+    Mutant(
+        name="nope",
+        bug="an edit of text the answer does not have",
+        cell="f",
+        old="4 * x",
+        new="x",
+        loses={"f_doubles"},
+    ),
+]
+"""
+
+
+def test_a_mutant_that_does_not_apply_names_its_file_line_and_fails_before_grading(
+        tmp_path, monkeypatch):
+    """Before: ``mutant 'nope': the text to replace occurs 0 times in cell 'f'`` with no
+    file, and only after ``verify`` had generated a scratch course (about a minute)."""
+    from course.grading.proofs import verify
+
+    course = tmp_path / "course"
+    (course / "source" / "demo").mkdir(parents=True)
+    (course / "source" / "demo" / "demo.ipynb").write_text(dumps(build(SCRIPT)))
+    (course / "nbgrader_config.py").write_text("")
+    mutants = course / "tests" / "mutants" / "demo.py"
+    mutants.parent.mkdir(parents=True)
+    mutants.write_text(MUTANTS_FILE)
+    line = MUTANTS_FILE.splitlines().index("    Mutant(") + 1
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("the scratch course was generated before the mutants were checked")
+
+    monkeypatch.setattr(verify, "generate_all", no_build)
+    with pytest.raises(MutantError) as caught:
+        verify.grade_samples(course, ["demo"])
+    assert str(caught.value).startswith(
+        f"{mutants}:{line}: mutant 'nope': the text to replace occurs 0 times in cell 'f' "
+        "(it must occur exactly once"), caught.value
 
 
 def test_answer_text_drops_only_marker_lines():

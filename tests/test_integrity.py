@@ -232,6 +232,40 @@ def test_metadata_check_catches_duplicate_ids_and_zero_points(tree):
     assert any("needs positive points" in p for p in problems)
 
 
+def _test_cells(lines: list[str]) -> list[tuple[int, str]]:
+    """(index, grade id) of every tests cell header of a percent script's lines."""
+    return [(i, ln.split('id="', 1)[1].split('"', 1)[0]) for i, ln in enumerate(lines)
+            if ln.startswith("# %% ") and 'kind="tests"' in ln]
+
+
+def test_judge_errors_name_the_authoring_file_line_and_cell(tree):
+    """A broken judge is reported at the script line to edit, not at the generated cell
+    (before: ``source/lab01_tool_loop/lab01_tool_loop.ipynb cell 8``)."""
+    rel = "authoring/lab01_tool_loop/lab01_tool_loop.py"
+    lines = (tree / rel).read_text(encoding="utf-8").split("\n")
+    (first_at, first), (second_at, second) = _test_cells(lines)[:2]
+    # In the second cell, drop its '### JUDGE' line: the whole hidden region would then run
+    # in the kernel, and the place to fix is its '### BEGIN HIDDEN TESTS' line.
+    judge_at = next(i for i in range(second_at, len(lines)) if lines[i] == "### JUDGE")
+    begin_at = max(i for i in range(second_at, judge_at)
+                   if lines[i] == "### BEGIN HIDDEN TESTS")
+    del lines[judge_at]
+    # In the first cell, a judge line that reads a name only the kernel has.
+    judge_at = next(i for i in range(first_at, len(lines)) if lines[i] == "### JUDGE")
+    lines.insert(judge_at + 2, 'assert _b == 1, "reads the kernel"')
+    (tree / rel).write_text("\n".join(lines), encoding="utf-8")
+    build.build_sources(tree)
+    path = tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
+    found = [str(p) for p in integrity.check_source(path, runner.read_notebook(path), tree)]
+    reads = (f"{rel}:{judge_at + 3} (cell {first!r}): the judge reads _b, which only the "
+             "kernel has")
+    # The inserted line above moved the second cell down by one.
+    legacy = f"{rel}:{begin_at + 2} (cell {second!r}): the hidden region has no '### JUDGE' line"
+    assert any(p.startswith(reads) for p in found), found
+    assert any(p.startswith(legacy) for p in found), found
+    assert any("put '### JUDGE' after the line that binds 'rec'" in p for p in found), found
+
+
 def test_outputs_in_source_are_reported(tree):
     path = tree / "source" / "lab01_tool_loop" / "lab01_tool_loop.ipynb"
     nb = runner.read_notebook(path)

@@ -41,7 +41,7 @@ def test_parts_split_kernel_record_and_judge():
 def test_a_hidden_region_without_a_judge_is_legacy():
     parts = markers.test_parts(CELL.replace("### JUDGE\n", ""))
     assert parts.legacy and 'rec["y"] == 9' in parts.kernel
-    assert judge.problems(parts, "c")[0].endswith("would run in the student's kernel")
+    assert "would run in the student's kernel; put '### JUDGE'" in judge.problems(parts, "c")[0]
 
 
 @pytest.mark.parametrize("source,message", [

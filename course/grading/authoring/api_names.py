@@ -14,11 +14,13 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 import nbformat
 
 from .. import syntax
 from .markers import strip_hidden
+from .scripts import locate
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CODE = re.compile(r"```.*?```|`[^`\n]+`", re.S)
@@ -35,6 +37,14 @@ class Unnamed:
     def __str__(self) -> str:
         return (f"{self.grade_id} line {self.line} reads .{self.attr} on the student's "
                 "object, which the notebook never names")
+
+    def located(self, root: Path, source_nb: nbformat.NotebookNode) -> str:
+        """The problem at the authoring script line to edit, with what to do about it."""
+        at = locate(root, source_nb, self.grade_id, self.line)
+        where = f"{at} (cell {self.grade_id!r})" if at else f"{self.grade_id} line {self.line}"
+        return (f"{where}: reads .{self.attr} on the student's object, which the notebook "
+                f"never names; name it in the API text (a code span or block) or test "
+                "through a name that is shown")
 
 
 def _meta(cell: nbformat.NotebookNode) -> dict:

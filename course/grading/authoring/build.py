@@ -17,8 +17,10 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 from traitlets.config import Config
 
+from ..extras import install_hint, missing_module
 from ..runner import (
     DEFAULT_JOBS,
     KERNEL_ARGS,
@@ -224,18 +226,39 @@ def _coalesce(outputs: list) -> list:
     return merged
 
 
+class MissingModule(PipelineError):
+    """A solution notebook imports a module this environment lacks (an optional extra)."""
+
+
 def build_solutions(root: Path, which: Sequence[str] | None = None, check: bool = False,
-                    jobs: int = DEFAULT_JOBS) -> list[str]:
-    """Execute every solution notebook into ``solutions/`` (or check it is up to date)."""
+                    jobs: int = DEFAULT_JOBS, skipped: list[str] | None = None) -> list[str]:
+    """Execute every solution notebook into ``solutions/`` (or check it is up to date).
+
+    A notebook that stops on a module this environment lacks raises :class:`MissingModule`,
+    one line saying what to install; with ``skipped`` (a list), it is left as it is and that
+    line is appended there instead, and the other notebooks are built or checked."""
     names = select(root, which)
     paths = [p for a in names for p in sorted((root / "source" / a).glob("*.ipynb"))]
 
-    def run(path: Path) -> tuple[Path, bytes]:
-        nb = execute(solution_notebook(read_notebook(path)), path.parent)
+    def run(path: Path) -> tuple[Path, bytes | None]:
         target = root / "solutions" / path.parent.name / path.name
+        try:
+            nb = execute(solution_notebook(read_notebook(path)), path.parent)
+        except CellExecutionError as exc:
+            module = missing_module(exc.evalue) if exc.ename == "ModuleNotFoundError" else None
+            if module is None:
+                raise
+            why = f"{target.relative_to(root)} not built: the notebook {install_hint(module)}"
+            if skipped is None:
+                raise MissingModule(why) from None
+            skipped.append(why)
+            return target, None
         return target, (nbformat.writes(nb) + "\n").encode()
 
-    expected = dict(parallel(run, paths, jobs))
+    built = parallel(run, paths, jobs)
+    expected = {t: data for t, data in built if data is not None}
+    # A notebook left unbuilt keeps the file it has (neither rewritten nor removed).
+    expected.update({t: t.read_bytes() for t, data in built if data is None and t.is_file()})
     if which:
         expected.update(_untouched(root / "solutions", names))
     return _sync(root / "solutions", expected, check)

@@ -22,7 +22,7 @@ import nbformat
 from ...cassette import Cassette, CassetteError
 from ..execution import judge
 from ..runner import assignments, read_notebook
-from . import markers, shapes
+from . import markers, scripts, shapes
 from .markers import SOLUTION_BEGIN
 from .scripts import INSTRUCTOR_TAG
 
@@ -64,7 +64,21 @@ def secret_lines(nb: nbformat.NotebookNode, solutions: bool = True) -> set[str]:
     return secret - public
 
 
-def check_source(path: Path, nb: nbformat.NotebookNode) -> list[Problem]:
+def _where(root: Path | None, path: Path, nb: nbformat.NotebookNode, i: int, gid: str,
+           line: int = 0) -> str:
+    """The place to edit for a problem at ``line`` (0: the whole cell) of cell ``i``: the
+    authoring script and line, with the cell's name, when the notebook was built from one."""
+    cell = nb.cells[i]
+    at = scripts.locate(root, nb, cell.get("id", ""), line) if root is not None else None
+    if at is not None:
+        return f"{at} (cell {gid!r})"
+    return f"{path} cell {i} ({gid!r}{f', line {line} of the cell' if line else ''})"
+
+
+def check_source(path: Path, nb: nbformat.NotebookNode, root: Path | None = None
+                 ) -> list[Problem]:
+    """The problems of one source notebook (``path`` as it is printed). With ``root``, a
+    problem in a graded cell names the authoring script and line it was built from."""
     problems = []
     ids: dict[str, int] = {}
     has_auto = False
@@ -88,10 +102,11 @@ def check_source(path: Path, nb: nbformat.NotebookNode) -> list[Problem]:
             has_auto = True
             if not meta.get("solution"):
                 parts = markers.test_parts(cell.source, f"{path} cell {gid}")
-                problems += [Problem(where, p.split(": ", 1)[1])
-                             for p in judge.problems(parts, gid)]
+                problems += [Problem(_where(root, path, nb, i, gid, line), msg)
+                             for line, msg in judge.findings(parts)]
         if meta.get("solution") and cell.cell_type == "code" and SOLUTION_BEGIN not in cell.source:
-            problems.append(Problem(where, f"answer cell {gid!r} has no {SOLUTION_BEGIN} region"))
+            problems.append(Problem(_where(root, path, nb, i, gid),
+                                    f"answer cell {gid!r} has no {SOLUTION_BEGIN} region"))
     if not has_auto:
         problems.append(Problem(str(path), "no autograded test cell"))
     return problems
@@ -104,7 +119,7 @@ def check_tree(root: Path) -> list[Problem]:
     for a in assignments(root):
         for path in sorted((root / "source" / a).glob("*.ipynb")):
             nb = read_notebook(path)
-            problems += check_source(path.relative_to(root), nb)
+            problems += check_source(path.relative_to(root), nb, root)
             for line in secret_lines(nb):
                 secrets.setdefault(line, f"{a}/{path.name}")
             released = root / "release" / a / path.name

@@ -129,6 +129,11 @@ class TestParts:
     part of the hidden region (which must bind ``rec``). ``judge`` runs in the grader on
     that record. ``legacy`` is a hidden region with no :data:`JUDGE` line, which could only
     run inside the kernel; ``has_hidden`` tells whether the cell has a hidden region at all.
+
+    The line fields are 1-based lines of the cell's source, so an error can name the line to
+    edit: ``record_lines[i]`` is where line ``i + 1`` of ``record`` stands (likewise
+    ``judge_lines``), ``hidden_line`` is the first ``### BEGIN HIDDEN TESTS`` and
+    ``judge_line`` the :data:`JUDGE` line (0 when there is none).
     """
 
     kernel: str
@@ -136,6 +141,10 @@ class TestParts:
     record: str
     legacy: bool
     has_hidden: bool
+    record_lines: tuple[int, ...] = ()
+    judge_lines: tuple[int, ...] = ()
+    hidden_line: int = 0
+    judge_line: int = 0
 
 
 def test_parts(source: str, where: str = "<cell>") -> TestParts:
@@ -144,28 +153,36 @@ def test_parts(source: str, where: str = "<cell>") -> TestParts:
     kernel: list[str] = []
     record: list[str] = []
     judge: list[str] = []
+    record_at: list[int] = []
+    judge_at: list[int] = []
     judges = 0
-    hidden = False
+    hidden_line = judge_line = 0
     for ln in split(source, where):
         if ln.marker:
-            hidden = hidden or ln.region == "hidden"
+            if ln.region == "hidden" and not hidden_line:
+                hidden_line = ln.number
             continue
         if ln.text.strip() == JUDGE:
             if ln.region != "hidden":
                 raise MarkerError(f"{where}:{ln.number}: {JUDGE!r} outside a hidden-test "
                                   "region")
             judges += 1
+            judge_line = judge_line or ln.number
             if judges > 1:
                 raise MarkerError(f"{where}:{ln.number}: a second {JUDGE!r}; a cell has one "
                                   "record part and one judge")
             continue
         if ln.region == "hidden" and judges:
             judge.append(ln.text)
+            judge_at.append(ln.number)
             continue
         if ln.region == "hidden":
             record.append(ln.text)
+            record_at.append(ln.number)
         kernel.append(ln.text)
+    hidden = bool(hidden_line)
     legacy = hidden and not judges
     if legacy:
-        record = []  # the old form: the whole hidden region ran in the kernel
-    return TestParts("\n".join(kernel), "\n".join(judge), "\n".join(record), legacy, hidden)
+        record, record_at = [], []  # the old form: the whole hidden region ran in the kernel
+    return TestParts("\n".join(kernel), "\n".join(judge), "\n".join(record), legacy, hidden,
+                     tuple(record_at), tuple(judge_at), hidden_line, judge_line)

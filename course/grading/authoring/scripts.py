@@ -131,15 +131,47 @@ def _check(spec: CellSpec, source: str) -> None:
         raise AuthoringError(f"{where}: a {spec.kind} cell is a code cell")
 
 
-def _body(spec: CellSpec) -> str:
+def _body_lines(spec: CellSpec) -> tuple[int, list[str]]:
+    """The lines of the cell's generated source, and how many blank lines before them the
+    script has under the header (so line ``k`` of the source is script line
+    ``spec.line_no + skipped + k``)."""
     lines = list(spec.lines)
     if spec.markdown:
         lines = [ln[2:] if ln.startswith("# ") else ln.lstrip("#") for ln in lines]
     while lines and not lines[-1].strip():
         lines.pop()
+    skipped = 0
     while lines and not lines[0].strip():
         lines.pop(0)
-    return "\n".join(lines)
+        skipped += 1
+    return skipped, lines
+
+
+def _body(spec: CellSpec) -> str:
+    return "\n".join(_body_lines(spec)[1])
+
+
+def script_line(spec: CellSpec, line: int = 0) -> int:
+    """The script line that holds line ``line`` (1-based) of the cell's generated source;
+    ``0`` gives the cell's ``# %%`` header."""
+    return spec.line_no + _body_lines(spec)[0] + line if line > 0 else spec.line_no
+
+
+def locate(root: Path, nb: nbformat.NotebookNode, cell_id: str, line: int = 0) -> str | None:
+    """Where to edit line ``line`` of the generated cell ``cell_id`` of ``nb``:
+    ``"authoring/<a>/<a>.py:LINE"`` (relative to ``root``), or None when ``nb`` does not say
+    which script it was built from, or that script no longer has the cell."""
+    source = nb.get("metadata", {}).get("course", {}).get("generated_from")
+    if not isinstance(source, str):
+        return None
+    try:
+        cells = parse((root / source).read_text(encoding="utf-8"), source)
+    except (OSError, UnicodeError, AuthoringError):
+        return None
+    for n, spec in enumerate(cells):
+        if (spec.id or f"cell-{n:03d}") == cell_id:
+            return f"{source}:{script_line(spec, line)}"
+    return None
 
 
 def _nbgrader(spec: CellSpec) -> dict | None:

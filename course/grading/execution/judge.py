@@ -57,7 +57,7 @@ def _bound(tree: ast.AST) -> set[str]:
     return out
 
 
-def _log_reads(record: ast.AST) -> list[str]:
+def _log_reads(record: ast.AST) -> list[ast.Attribute]:
     """Places where the record part reads a fake's ``.requests`` other than whole (as a
     keyword argument, an assigned value, a dict value or a return value)."""
     whole: set[int] = set()
@@ -66,48 +66,80 @@ def _log_reads(record: ast.AST) -> list[str]:
             whole.add(id(node.value))
         elif isinstance(node, ast.Dict):
             whole.update(id(v) for v in node.values)
-    return [ast.unparse(n) for n in ast.walk(record)
-            if isinstance(n, ast.Attribute) and n.attr == "requests" and id(n) not in whole]
+    return sorted((n for n in ast.walk(record)
+                   if isinstance(n, ast.Attribute) and n.attr == "requests"
+                   and id(n) not in whole), key=lambda n: (n.lineno, n.col_offset))
 
 
-def problems(parts: TestParts, where: str) -> list[str]:
-    """What keeps this cell from being judged outside the kernel, one line each. A request
-    log is recorded whole and read by the judge through ``course.hub.log_of``, so the log
-    judged is the grader's."""
+def _at(lines: tuple[int, ...], n: int, fallback: int) -> int:
+    """The cell line of line ``n`` (1-based) of a part whose lines stand at ``lines``."""
+    return lines[n - 1] if 0 < n <= len(lines) else fallback
+
+
+def findings(parts: TestParts) -> list[tuple[int, str]]:
+    """What keeps this cell from being judged outside the kernel: ``(line, message)`` each,
+    ``line`` being the 1-based line of the cell's source to edit (0: the cell as a whole).
+    A request log is recorded whole and read by the judge through ``course.hub.log_of``, so
+    the log judged is the grader's."""
     if not parts.has_hidden:
-        return [f"{where}: no hidden part; every graded cell is judged in the grader "
-                f"(add a hidden region with a record part and a judge)"]
+        return [(0, "no hidden part; every graded cell is judged in the grader "
+                    f"(add a hidden region with a record part that binds {RECORD_NAME!r}, "
+                    "a '### JUDGE' line and the judge's asserts)")]
     if parts.legacy:
-        return [f"{where}: the hidden region has no '### JUDGE' line, so its asserts would "
-                "run in the student's kernel"]
-    out = []
+        return [(parts.hidden_line, "the hidden region has no '### JUDGE' line, so its "
+                 "asserts would run in the student's kernel; put '### JUDGE' after the line "
+                 f"that binds {RECORD_NAME!r}, with the asserts below it")]
+    out: list[tuple[int, str]] = []
     try:
         record = syntax.parse(parts.record)
+    except SyntaxError as exc:
+        return [(_at(parts.record_lines, exc.lineno or 0, parts.hidden_line),
+                 f"{exc.msg} in the record part")]
+    try:
         judge = syntax.parse(parts.judge)
     except SyntaxError as exc:
-        return [f"{where}: {exc.msg} at hidden line {exc.lineno}"]
-    if any(isinstance(n, ast.Assert) for n in ast.walk(record)):
-        out.append(f"{where}: an assert in the record part; expectations belong in the judge")
+        return [(_at(parts.judge_lines, exc.lineno or 0, parts.judge_line),
+                 f"{exc.msg} in the judge")]
+    for node in ast.walk(record):
+        if isinstance(node, ast.Assert):
+            out.append((_at(parts.record_lines, node.lineno, parts.hidden_line),
+                        "an assert in the record part; expectations belong in the judge "
+                        "(below '### JUDGE')"))
+            break
     if RECORD_NAME not in _bound(record):
-        out.append(f"{where}: the record part never binds {RECORD_NAME!r}")
+        out.append((parts.judge_line, f"the record part never binds {RECORD_NAME!r}; end it "
+                    f"with {RECORD_NAME} = record(...) (course.observe.record)"))
     known = _bound(judge) | {RECORD_NAME} | set(dir(builtins))
-    free = sorted({n.id for n in ast.walk(judge)
-                   if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - known)
-    if free:
-        out.append(f"{where}: the judge reads {', '.join(free)}, which only the kernel has; "
-                   f"a judge sees {RECORD_NAME!r} and what it imports")
+    loads = [n for n in ast.walk(judge) if isinstance(n, ast.Name)
+             and isinstance(n.ctx, ast.Load) and n.id not in known]
+    if loads:
+        first = min(loads, key=lambda n: (n.lineno, n.col_offset))
+        free = sorted({n.id for n in loads})
+        out.append((_at(parts.judge_lines, first.lineno, parts.judge_line),
+                    f"the judge reads {', '.join(free)}, which only the kernel has; "
+                    f"a judge sees {RECORD_NAME!r} and what it imports, so put the value "
+                    f"in the record ({RECORD_NAME} = record(..., name=value)) and read "
+                    f"{RECORD_NAME}[\"name\"]"))
     if not any(isinstance(n, ast.Assert) for n in ast.walk(judge)):
-        out.append(f"{where}: the judge asserts nothing")
+        out.append((parts.judge_line, "the judge asserts nothing"))
     if reads := _log_reads(record):
-        out.append(f"{where}: the record part reads {reads[0]} in the kernel; record the "
-                   "log whole (requests=api.requests) and read it in the judge with "
-                   "course.hub.log_of")
+        out.append((_at(parts.record_lines, reads[0].lineno, parts.hidden_line),
+                    f"the record part reads {ast.unparse(reads[0])} in the kernel; record the "
+                    "log whole (requests=api.requests) and read it in the judge with "
+                    "course.hub.log_of"))
     logged = any(isinstance(n, ast.Attribute) and n.attr == "requests"
                  for n in ast.walk(record))
     if logged and "log_of" not in {n.id for n in ast.walk(judge) if isinstance(n, ast.Name)}:
-        out.append(f"{where}: the record part keeps a request log but the judge never "
-                   "reads one through course.hub.log_of")
+        out.append((parts.judge_line, "the record part keeps a request log but the judge "
+                    "never reads one through course.hub.log_of"))
     return out
+
+
+def problems(parts: TestParts, where: str) -> list[str]:
+    """:func:`findings` as lines ``"{where}: message"`` (``where:LINE`` when a line is
+    known)."""
+    return [f"{where}:{line}: {msg}" if line else f"{where}: {msg}"
+            for line, msg in findings(parts)]
 
 
 class _OutOfTime(BaseException):

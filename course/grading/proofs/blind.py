@@ -9,6 +9,11 @@ whole answer cell as such a student would leave it, for one or more answer cells
 ``tests/blind/<assignment>.py`` holds ``BLIND = [Blind(...), ...]``. They are a measure
 only (``course verify`` prints the share Validate fails and the share grading catches);
 visible checks are written from the notebook's text, never from these.
+
+A set the notebook's own author wrote, before anyone else has written one from the release
+alone, says so with ``WRITTEN_BY = "author"`` beside ``BLIND``; ``course verify`` then
+reports its rates as the author's own, not blind (no ``WRITTEN_BY``, or ``"blind"``, is a
+set written blind).
 """
 
 from __future__ import annotations
@@ -25,6 +30,16 @@ from ..runner import DEFAULT_JOBS, read_notebook, select
 
 #: The least share of blind bugs a notebook's Validate must fail (issue 20's standard).
 TARGET = 0.8
+#: How many bugs and correct variants every notebook's set holds at least.
+MIN_BUGS, MIN_CORRECT = 8, 2
+#: The values of a blind file's ``WRITTEN_BY``: written from the release notebook alone,
+#: or by the notebook's author (a stand-in until a blind set is written).
+BLIND, AUTHOR = "blind", "author"
+#: The file format, for error messages.
+FORMAT = ('BLIND = [Blind(name="...", bug="what the student got wrong", '
+          'cells={"<answer grade_id>": "<the whole cell>"}, correct=False), ...] '
+          f'(at least {MIN_BUGS} with correct=False and {MIN_CORRECT} with correct=True; '
+          f'WRITTEN_BY = "{AUTHOR}" while the set is the author\'s own)')
 
 
 class BlindError(ValueError):
@@ -77,10 +92,23 @@ def blind_submission(release_nb: nbformat.NotebookNode, sample: Blind
     return nb
 
 
-def load_blind(path: Path) -> list[Blind]:
-    """The ``BLIND`` list of a blind file (empty if the file does not exist)."""
+@dataclass(frozen=True)
+class BlindSet:
+    """A blind file's samples, and who wrote them (:data:`BLIND` or :data:`AUTHOR`)."""
+
+    samples: list[Blind]
+    written_by: str = BLIND
+
+    @property
+    def authors_own(self) -> bool:
+        return self.written_by == AUTHOR
+
+
+def load_set(path: Path) -> BlindSet:
+    """The ``BLIND`` list and ``WRITTEN_BY`` of a blind file (an empty set if the file does
+    not exist)."""
     if not path.is_file():
-        return []
+        return BlindSet([])
     spec = importlib.util.spec_from_file_location(f"_blind_{path.stem}", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -89,11 +117,36 @@ def load_blind(path: Path) -> list[Blind]:
     names = [b.name for b in found]
     if len(names) != len(set(names)):
         raise BlindError(f"{path}: blind sample names must be unique: {names}")
-    return found
+    written_by = getattr(module, "WRITTEN_BY", BLIND)
+    if written_by not in (BLIND, AUTHOR):
+        raise BlindError(f"{path}: WRITTEN_BY = {written_by!r}; it is {BLIND!r} (written from "
+                         f"the release notebook alone) or {AUTHOR!r} (the author's own)")
+    return BlindSet(found, written_by)
+
+
+def load_blind(path: Path) -> list[Blind]:
+    """The ``BLIND`` list of a blind file (empty if the file does not exist)."""
+    return load_set(path).samples
 
 
 def blind_file(root: Path, assignment: str) -> Path:
     return root / "tests" / "blind" / f"{assignment}.py"
+
+
+def set_problems(root: Path, assignment: str) -> list[str]:
+    """Why ``assignment``'s blind set falls short of :data:`MIN_BUGS` bugs and
+    :data:`MIN_CORRECT` correct variants (empty when it does not), naming the file."""
+    path = blind_file(root, assignment)
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
+    if not path.is_file():
+        return [f"{assignment}: no blind set: {shown} does not exist; it holds {FORMAT}"]
+    found = load_set(path)
+    bugs = sum(not b.correct for b in found.samples)
+    right = len(found.samples) - bugs
+    if bugs >= MIN_BUGS and right >= MIN_CORRECT:
+        return []
+    return [f"{assignment}: {shown} has {bugs} bug(s) and {right} correct variant(s), "
+            f"needs {MIN_BUGS} and {MIN_CORRECT}; it holds {FORMAT}"]
 
 
 @dataclass
@@ -104,6 +157,7 @@ class BlindRate:
     samples: list[Blind]
     failures: dict[str, str]  # name -> Validate's first failure ("" when Validate passed)
     lost: dict[str, list[str]]  # name -> the graded cells it lost
+    authors_own: bool = False  # the set says WRITTEN_BY = "author": not blind
 
     @property
     def bugs(self) -> list[Blind]:
@@ -142,7 +196,8 @@ class BlindRate:
     def line(self) -> str:
         n = len(self.bugs)
         right = [b for b in self.samples if b.correct and not self.lost[b.name]]
-        return (f"blind bugs: Validate fails {len(self.validate_caught)}/{n} "
+        kind = "the author's own bugs, not blind" if self.authors_own else "blind bugs"
+        return (f"{kind}: Validate fails {len(self.validate_caught)}/{n} "
                 f"({self.rate(self.validate_caught):.0%}), grading catches "
                 f"{len(self.grading_caught)}/{n}; correct variants at full marks "
                 f"{len(right)}/{len(self.samples) - n} {self.assignment}")
@@ -157,7 +212,8 @@ def measure(root: Path, which: Sequence[str] | None = None, jobs: int = DEFAULT_
 
     plans = []
     for a in select(root, which):
-        found = load_blind(blind_file(root, a))
+        blind_set = load_set(blind_file(root, a))
+        found = blind_set.samples
         if not found:
             continue
         release = sorted((root / "release" / a).glob("*.ipynb"))
@@ -165,12 +221,17 @@ def measure(root: Path, which: Sequence[str] | None = None, jobs: int = DEFAULT_
             raise BlindError(f"{a}: blind samples need one release notebook, found "
                              f"{len(release)}")
         nb = read_notebook(release[0])
-        plans.append((a, release[0].name, found, [blind_submission(nb, b) for b in found]))
+        try:
+            filled = [blind_submission(nb, b) for b in found]
+        except BlindError as exc:
+            raise BlindError(f"{blind_file(root, a)}: {exc}") from None
+        plans.append((a, release[0].name, blind_set, filled))
     notebooks = [n for _, _, _, nbs in plans for n in nbs]
     verdicts = quick_validate(notebooks, root, jobs)
     grades = quick_grades(root, [(a, name, n) for a, name, _, nbs in plans for n in nbs], jobs)
     out, at = [], 0
-    for a, _, found, _ in plans:
+    for a, _, blind_set, _ in plans:
+        found = blind_set.samples
         mine = range(at, at + len(found))
         at += len(found)
         out.append(BlindRate(
@@ -178,7 +239,8 @@ def measure(root: Path, which: Sequence[str] | None = None, jobs: int = DEFAULT_
             {b.name: ("" if verdicts[i].passed else verdicts[i].first_failure or "failed")
              for b, i in zip(found, mine, strict=True)},
             {b.name: sorted(g for g, (got, most) in grades[i].items() if got < most)
-             for b, i in zip(found, mine, strict=True)}))
+             for b, i in zip(found, mine, strict=True)},
+            blind_set.authors_own))
     return out
 
 

@@ -10,7 +10,9 @@ demo and ``course verify`` grade them.
 
 from __future__ import annotations
 
+import ast
 import copy
+import dataclasses
 import importlib.util
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import nbformat
 
+from .. import syntax
 from ..authoring.markers import answer_text
 from ..runner import read_notebook
 
@@ -37,6 +40,9 @@ class Mutant:
     new: str
     loses: frozenset[str] | set[str]
     patches: tuple[tuple[str, str, str], ...] = field(default=())
+    #: Where it is written (``tests/mutants/<a>.py:LINE``), for errors; set by
+    #: :func:`load_mutants`.
+    where: str = field(default="", compare=False)
 
     def edits(self) -> list[tuple[str, str, str]]:
         return [(self.cell, self.old, self.new), *self.patches]
@@ -67,13 +73,18 @@ def submission(
         if c.get("metadata", {}).get("nbgrader", {}).get("solution")
     }
     for cell_id, old, new in (mutant.edits() if mutant else []):
+        assert mutant is not None
+        named = f"{mutant.where}: mutant {mutant.name!r}" if mutant.where \
+            else f"mutant {mutant.name!r}"
         if cell_id not in answers:
-            raise MutantError(f"mutant {mutant.name!r}: no answer cell with grade_id {cell_id!r}")
+            raise MutantError(f"{named}: no answer cell with grade_id {cell_id!r} (the "
+                              f"answer cells: {sorted(k for k in answers if k)})")
         hits = answers[cell_id].count(old)
         if hits != 1:
             raise MutantError(
-                f"mutant {mutant.name!r}: the text to replace occurs {hits} times in cell "
-                f"{cell_id!r} (it must occur exactly once): {old!r}"
+                f"{named}: the text to replace occurs {hits} times in cell "
+                f"{cell_id!r} (it must occur exactly once, as the cell reads with the "
+                f"solution markers dropped): {old!r}"
             )
         answers[cell_id] = answers[cell_id].replace(old, new)
     for cell in nb.cells:
@@ -95,7 +106,44 @@ def load_mutants(path: Path) -> list[Mutant]:
     names = [m.name for m in mutants]
     if len(names) != len(set(names)):
         raise MutantError(f"{path}: mutant names must be unique: {names}")
-    return mutants
+    shown = _shown(path)
+    lines = _lines(path)
+    return [m if m.where else dataclasses.replace(
+        m, where=f"{shown}:{lines[m.name]}" if m.name in lines else shown) for m in mutants]
+
+
+def _shown(path: Path) -> str:
+    """``path`` as a person types it: relative to the working folder when it is inside."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _lines(path: Path) -> dict[str, int]:
+    """The line of every ``Mutant(name="...", ...)`` call in a mutants file, by name."""
+    try:
+        tree = syntax.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeError):
+        return {}
+    out: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Mutant":
+            first = node.args[0] if node.args else next(
+                (k.value for k in node.keywords if k.arg == "name"), None)
+            if isinstance(first, ast.Constant) and isinstance(first.value, str):
+                out.setdefault(first.value, node.lineno)
+    return out
+
+
+def check_edits(root: Path, assignment: str, mutants: Iterable[Mutant]) -> None:
+    """Apply every mutant's edits to the assignment's source answers, raising
+    :class:`MutantError` for the first that does not apply: seconds, before anything is
+    generated or graded."""
+    for path in sorted((root / "source" / assignment).glob("*.ipynb")):
+        nb = read_notebook(path)
+        for m in mutants:
+            submission(nb, nb, m)
 
 
 # -- sample submissions (the demo and course verify) -----------------------------------

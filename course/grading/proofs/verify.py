@@ -20,7 +20,7 @@ from ..authoring.build import generate_all
 from ..execution.grade import autograde, write_feedback
 from ..results.model import GradeRun, NotebookScore, scores
 from ..runner import DEFAULT_JOBS, read_notebook, scratch_course, select
-from .mutation import Sample, samples, submission, write_samples
+from .mutation import Sample, check_edits, samples, submission, write_samples
 
 
 @dataclass
@@ -122,10 +122,12 @@ def grade_samples(
     (the demo shows it); otherwise it is removed.
     """
     names = select(root, which)
+    chosen = [s for a in names for s in samples(root, a, mutants)]
+    for a in names:  # a mutant that does not apply fails now, not after the scratch build
+        check_edits(root, a, [s.mutant for s in chosen if s.assignment == a and s.mutant])
     course = scratch_course(root, names, base=keep)
     try:
         generate_all(course, names, jobs)
-        chosen = [s for a in names for s in samples(root, a, mutants)]
         write_samples(course, chosen)
         runs = autograde(course, [(s.student, s.assignment) for s in chosen], jobs=jobs)
         if feedback:
