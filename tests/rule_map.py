@@ -111,6 +111,214 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         '`Path`) must not make `check` fail.':
             ('no_sort_keys', 'no_default_str'),
     },
+    "lab02_retry": {
+        'Every wait goes through the `sleep` you are given, never `time.sleep` itself.':
+            ('sleeps_with_time_sleep',),
+        '**Out:** whatever `fn()` returns (that very object), once a call succeeds.':
+            ('returns_nothing', 'returns_text'),
+        '**Raises** every `APIStatusError` but the 429 and the 5xx after exactly one call, '
+        'with no sleep: 400, 401, 403, 404, 413, 422, any other status below 500.':
+            ('retries_400', 'only_400_is_final', 'fixed_client_status_list',
+             'named_client_classes_only', 'client_error_wrapped'),
+        "That includes 408 and 409, which the SDK's own retry retries: here they are the "
+        "caller's.":
+            ('sdk_status_list',),
+        'It also raises the last error itself once `max_attempts` calls have all failed, '
+        'with no sleep after it.':
+            ('sleeps_before_giving_up', 'raises_first_error',
+             'returns_none_when_out_of_attempts', 'unbounded_attempts'),
+        '"Itself" means the very exception object `fn` raised, not a new one wrapping it.':
+            ('wraps_last_error', 'raises_previous_error'),
+        'Anything else `fn` raises (a `KeyError` from your own code, say, or an '
+        '`anthropic.APIResponseValidationError`, which is neither a status error nor a '
+        'connection error) also propagates after one call, with no sleep: it is not a '
+        'failure of the service.':
+            ('retries_own_exceptions', 'validation_error_retried'),
+        '**Retries** `RateLimitError` (429), every `InternalServerError` (every status from '
+        '500 up: 500, 502, 507, and the subclasses `HTTPNotImplementedError` for 501, '
+        '`ServiceUnavailableError` for 503, `GatewayTimeoutError` for 504 and '
+        '`OverloadedError` for 529) and every `APIConnectionError` (a dropped connection, '
+        'and its subclass `APITimeoutError`).':
+            ('only_503_retried', 'status_list_misses_529', 'exact_class_match',
+             'only_named_5xx_retried', 'timeout_not_retried',
+             'status_read_on_connection_error', 'connection_error_has_no_response',
+             'rate_limit_counted_as_client_error'),
+        '**Waits** before retry *k* (k = 0, 1, 2, ...) `min(base * 2**k, cap)` seconds, or '
+        "the error's `retry-after` value in seconds when it sent one: a 429 usually, but a "
+        '503 or a 529 with the header counts the same.':
+            ('no_cap', 'no_doubling', 'doubling_one_step_behind', 'first_retry_doubles',
+             'linear_backoff', 'max_for_cap', 'ignores_base', 'ignores_cap_argument',
+             'cap_on_multiplier', 'back_to_base_past_cap', 'ignores_retry_after',
+             'retry_after_only_on_429', 'retry_after_header_required'),
+        'The value may be fractional (`1.5`).':
+            ('retry_after_int',),
+        'The cap limits the doubling only: a server that says `retry-after: 90` with '
+        '`cap=60` gets 90.':
+            ('cap_limits_retry_after',),
+        "The server's value replaces the doubling value when it is shorter, too, and it "
+        'applies to its own retry only.':
+            ('retry_after_only_if_longer', 'retry_after_added', 'stale_retry_after'),
+        '*k* numbers the retries, whichever wait each one used: after a 429 that said '
+        '`retry-after: 7` and then a 503, the retry after the 503 is retry 1 and waits '
+        '`min(base * 2, cap)`.':
+            ('retry_after_not_counted', 'doubles_the_last_wait'),
+        '**Jitter** makes each sleep random, so clients that failed together wake apart.':
+            ('no_jitter',),
+        'Under a `retry-after`, jitter goes on top, never below: each sleep is in '
+        '`[retry-after, 1.3 × retry-after]`.':
+            ('full_jitter', 'sdk_jitter_under_retry_after',
+             'jitter_from_doubling_under_retry_after', 'retry_after_slept_exactly'),
+        'Without one, jitter may also go below the doubling value: each sleep is above 0 '
+        'and at most `1.3 × wait`, and over 30 seeded runs the largest sleep before retry '
+        '*k* reaches at least `0.7 × wait`.':
+            ('jitter_too_wide', 'jitter_never_near_the_wait'),
+        'Jitter comes after the cap: once the doubling passes the cap, `wait` is the cap '
+        'and each sleep is still drawn at random, so runs differ.':
+            ('cap_after_jitter',),
+        'It scales with the wait (a fixed `uniform(0, 0.3)` seconds does not): in every '
+        "round, 20 clients' waits must spread with a standard deviation above 0.05 × their "
+        'mean.':
+            ('jitter_in_seconds', 'jitter_too_narrow', 'jitter_first_retry_only'),
+        '**`max_attempts`** counts every call, the first included, whatever error each one '
+        'got: a 429 uses up an attempt like a 503.':
+            ('one_retry_too_many', 'gives_up_one_call_early', 'ignores_max_attempts',
+             'rate_limits_not_counted'),
+        'Below 1 it behaves as 1: one call, no retry.':
+            ('zero_attempts_makes_no_call', 'zero_attempts_unbounded'),
+        'A `max_attempts` of 0 or -3 is not an error.':
+            ('rejects_zero_attempts',),
+    },
+    "lab03_budget": {
+        'Lab 3 prices every write at the 5-minute rate; a write with `"ttl": "1h"` bills at '
+        '2×, and `usage.cache_creation` tells the two apart.':
+            ('cache_writes_at_1x', 'cache_write_as_surcharge'),
+        '**A new `Budget`** has `.spent == 0.0`, `.by_model == {}` and state `"ok"`.':
+            ('spent_set_lazily',),
+        'Each `Budget` keeps its own books.':
+            ('by_model_shared',),
+        "**`charge` returns this call's cost**, not the running total, at full precision "
+        '(no rounding to cents).':
+            ('returns_running_total', 'cost_rounded_to_cents'),
+        'It books every reply, even past the limit: the API has already billed it.':
+            ('charge_refuses_when_stopped',),
+        'Only `guard` stops the run.':
+            ('charge_refuses_when_stopped',),
+        '**The wrap-up note** is a sentence that mentions the budget.':
+            ('note_without_budget',),
+        '`guard` sends it once: the first call that finds the state at `"warn"`.':
+            ('warning_every_turn', 'note_used_up_in_ok'),
+        'Earlier calls in `"ok"` return `None` and do not use it up.':
+            ('note_used_up_in_ok', 'empty_string_not_none'),
+        'Once the state is `"stop"`, `guard` raises, whether or not the note went out.':
+            ('stop_does_not_stop', 'warned_flag_silences_stop', 'stop_raises_once',
+             'note_before_stop', 'stop_raises_runtime_error'),
+        'So compare the *share* of the limit rounded to 9 decimals: `share = round(spent / '
+        'limit, 9)`.':
+            ('unrounded_warn_boundary', 'unrounded_stop_boundary', 'share_rounded_to_2'),
+        'The state is `"stop"` when `share >= 1`, `"warn"` when `share >= 0.8`, else '
+        '`"ok"`.':
+            ('strict_stop_boundary', 'strict_warn_boundary', 'thresholds_in_dollars',
+             'warn_checked_before_stop'),
+        'At exactly 80% the state is `"warn"`; at exactly the limit it is `"stop"`.':
+            ('strict_warn_boundary', 'strict_stop_boundary'),
+        '**An unknown model** (not in `PRICE`) makes `charge` raise `KeyError` and book '
+        'nothing: `.spent` and `.by_model` stay as they were.':
+            ('unknown_model_free', 'unknown_model_value_error', 'unknown_model_key_added'),
+        'The two cache fields can be `None`.':
+            ('none_not_counted_as_zero',),
+        '**Prices** per million tokens (MTok), input/output: claude-opus-5 \\$5/\\$25, '
+        'claude-sonnet-5 \\$2/\\$10, claude-haiku-4-5 \\$1/\\$5.':
+            ('stale_sonnet_price', 'haiku_old_price', 'price_per_mtok',
+             'price_keys_input_output'),
+        "A token **written** to the prompt cache bills at **1.25×** the model's input rate.":
+            ('cache_writes_at_1x', 'cache_write_as_surcharge'),
+        'A token **read** back from it bills at **0.10×**.':
+            ('cache_reads_full_price',),
+    },
+    "lab09_trajectory": {
+        'Every invariant **appends** its violation (the exact text above) to `t.violations` '
+        'and **returns `t` itself**, whether or not it found anything, so the calls chain.':
+            ('no_return_self',),
+        'Nothing raises on a violation; violations stay in the order the invariants ran.':
+            ('raise_on_first', 'result_sorted'),
+        'A `name` matches a step only when it equals `step.tool` exactly (no substring, no '
+        'change of case).':
+            ('name_substring',),
+        '`never_called(name)` appends **one** violation per call of `never_called`, however '
+        'many steps ran that tool; `never_called_all` so appends one per listed name that '
+        'ran.':
+            ('never_called_per_step', 'names_sorted'),
+        '`called_at_most` trips when the tool ran **more than** `n` times; '
+        '`max_total_calls` when there are **more than** `n` steps.':
+            ('at_most_inclusive', 'total_inclusive'),
+        'Exactly `n` is within bounds.':
+            ('at_most_inclusive', 'total_inclusive'),
+        '`called_before(first, second)` trips when `second` ran and `first` did not run at '
+        "any step before `second`'s **first** run (other steps in between are fine).":
+            ('before_anywhere', 'before_last_run', 'exact_sequence'),
+        'When `second` never ran, it is silent.':
+            ('flags_absent_second',),
+        '`called_before(x, x)` trips whenever `x` ran, since nothing can run before its own '
+        'first run.':
+            ('self_pair_silent',),
+        '`parallel_batch_at_least(n)`: a batch is all the steps that share a `batch` number '
+        '(steps the model asked for in one reply).':
+            ('ignores_batch',),
+        'It trips when the largest batch has fewer than `n` steps (exactly `n` is enough); '
+        'an empty trace has a largest batch of 0.':
+            ('batch_strict', 'batch_empty_raises'),
+        '`no_pattern_in_args(pattern, label)` runs `re.search(pattern, str(step.args))` on '
+        'every step and appends one violation for each step that matches.':
+            ('pattern_once',),
+        '`result()` returns `passed` (no violation at all), `safety_ok` (no violation that '
+        'starts with `"SAFETY"`), `violations` (all of them, in order), `safety` (the '
+        'SAFETY ones) and `other` (the rest), as new lists: changing a list it returned '
+        'changes neither `t.violations` nor a later `result()`.':
+            ('safety_folded', 'result_shares_list'),
+    },
+    "lab10_token_accounting": {
+        '**A row** has the keys `label`, `model`, `ms`, `in`, `out`, `cache_write`, '
+        '`cache_read` (token counts; a `None` cache field counts as 0) and `usd_in`, '
+        '`usd_out`, `usd_write`, `usd_read` (dollars, kept apart, never pre-summed).':
+            ('none_cache_field_crashes',),
+        'Uncached input bills at the input rate, output at the output rate, cache writes at '
+        '**1.25×** and cache reads at **0.10×** the input rate, from `PRICE[model]`.':
+            ('cache_reads_full_price', 'wrong_multipliers'),
+        'A model not in `PRICE` raises `KeyError`.':
+            ('unknown_model_free',),
+        '`ms` is stored unchanged, as the float it is passed.':
+            ('ms_rounded',),
+        '**`total()`** of an empty ledger is 0.0 and **`by_label()`** of an empty ledger is '
+        '`{}`.':
+            ('total_fails_when_empty', 'by_label_none_when_empty'),
+        '`cache_hit_rate()` is not rounded.':
+            ('hit_rate_rounded',),
+        '**`where_the_money_went()`** returns `total_usd` (rounded to 4 places), '
+        '`share_output`, `share_uncached_input`, `share_cache_write`, `share_cache_read` '
+        "(each term's dollars over the total) and `cache_hit_rate`, those five rounded to 3 "
+        'places.':
+            ('shares_rounded_to_2', 'total_rounded_to_cents'),
+        'An empty ledger gives 0.0 everywhere.':
+            ('empty_ledger_divides_by_zero',),
+        "**`accounted`** calls the site, records the returned message's `usage` against "
+        '`label` and `model` with the elapsed milliseconds, and returns the message '
+        'unchanged, once per call: a retried call is recorded once per attempt.':
+            ('retries_not_charged', 'accounted_returns_copy'),
+        "The elapsed milliseconds are wall-clock time around the site's call, read from "
+        '`time.perf_counter()` (seconds) and multiplied by 1,000.':
+            ('accounted_ms_in_seconds', 'stream_ms_in_seconds'),
+        "**`accounted_stream`** calls the site, which returns the SDK's stream manager, "
+        "drains the stream to its end, records the **final** message's usage and returns "
+        'that final message.':
+            ('stream_usage_before_finish',),
+        "**`instrument(ledger)`** returns the ticket agent's three call sites, each "
+        'recorded: `"plan"` (claude-opus-5, retried with `world.retry_truncated`), '
+        '`"summarize"` (claude-sonnet-5) and `"answer"` (claude-opus-5, streamed).':
+            ('call_site_undecorated',),
+        '**Prices** per million tokens, input/output: claude-opus-5 \\$5/\\$25, '
+        'claude-sonnet-5 \\$2/\\$10, claude-haiku-4-5 \\$1/\\$5.':
+            ('stale_sonnet_price', 'haiku_output_misprized', 'price_per_mtok'),
+    },
 }
 
 PROSE: dict[str, dict[str, str]] = {
@@ -130,19 +338,76 @@ PROSE: dict[str, dict[str, str]] = {
         'Words are matched without regard to case.':
             'how the checks read a message: a freedom (any case)',
     },
+    "lab02_retry": {
+        '**In:** `fn`, a zero-argument callable that makes one model call, for example '
+        '`lambda: client.messages.create(...)`; the retry budget; and `sleep`, which the '
+        'tests replace with a fake that records each wait instead of waiting.':
+            'the inputs',
+        'A `retry-after` of 0 may be slept as 0 or taken as none, as the SDK does (either '
+        'is accepted).':
+            'a freedom: the checks accept both readings of a retry-after of 0',
+        "Full jitter `uniform(0, wait)` qualifies there; this lab's own rule, `sleep(wait + "
+        'random.uniform(0, 0.3 * wait))`, qualifies in both cases.':
+            'a freedom: which jitter rules qualify',
+        'A failing call goes in.':
+            'a summary of the rules above',
+        'Either a result comes out after some waiting, or the error comes out untouched.':
+            'a summary of the rules above',
+        'The work is deciding, for each failure, who should fix it: your harness or the '
+        'caller.':
+            'why the lab exists',
+        'Everything runs offline.':
+            'the setting',
+        'The errors come from the real Anthropic SDK reading a fake wire, and time is a '
+        'fake clock: no cell here really sleeps.':
+            'the setting',
+    },
+    "lab03_budget": {
+        '**Boundaries, exactly.** Money in floats is not exact: 800,000 tokens at \\$1/MTok '
+        'is `800_000 * (1 / 1_000_000)`, which Python computes as `0.7999999999999999`.':
+            'why the boundary rule that follows exists',
+        'Billing it at \\$0 would hide the spend.':
+            'why the rule above exists',
+        "**In:** after every model call, the model's name and the reply's `usage`: a real "
+        '`anthropic.types.Usage` with `input_tokens`, `output_tokens`, '
+        '`cache_creation_input_tokens` and `cache_read_input_tokens`.':
+            'the inputs',
+        '**Out:** a running total in dollars, and two signals.':
+            'a summary of the rules above',
+        'At 80% of the limit the model gets a wrap-up note it can read.':
+            'a summary of the rules above',
+        'At 100% it gets a hard stop it cannot argue with.':
+            'a summary of the rules above',
+        'Source: [Claude pricing](https://platform.claude.com/docs/en/about-claude/pricing) '
+        "and each model's page, read 2026-12-02 (claude-sonnet-5 was priced here at "
+        '\\$3/\\$15 before; its page lists \\$2/\\$10).':
+            'the source of the prices',
+        'Everything runs offline: replies come from the real SDK talking to a fake API.':
+            'the setting',
+    },
+    "lab09_trajectory": {
+    },
+    "lab10_token_accounting": {
+        'Labels are the keys.':
+            "says how instrument's result is keyed (by the labels above)",
+        "The world's call sites, which you decorate (all from "
+        '`course.worlds.token_accounting`):':
+            "introduces the list of the world's call sites",
+        'Source: [Claude pricing](https://platform.claude.com/docs/en/about-claude/pricing) '
+        "and each model's page, read 2026-12-02. claude-sonnet-5 was priced here at "
+        '\\$3/\\$15 before; its page lists \\$2/\\$10, which changes every Sonnet figure '
+        'below (the cut is 60%, not 40%).':
+            'the source of the prices',
+    },
 }
 
 _PENDING = "its API block is not mapped yet"
 NOT_MAPPED: dict[str, str] = {
     "capstone_integrated_loop": _PENDING,
-    "lab02_retry": _PENDING,
-    "lab03_budget": _PENDING,
     "lab05_semantic_cache": _PENDING,
     "lab06_eval_harness": _PENDING,
     "lab07_cache_audit": _PENDING,
     "lab08_offloader": _PENDING,
-    "lab09_trajectory": _PENDING,
-    "lab10_token_accounting": _PENDING,
     "lab11_context_reduction": _PENDING,
     "lecture04_context_cache": _PENDING,
     "tier2_langgraph": _PENDING,

@@ -20,12 +20,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z*`(\"])")
 
 def api_block(nb: nbformat.NotebookNode) -> str | None:
     """The prose of the notebook's API block, code blocks left out: what follows
-    "**You implement**" in the first cell, or the "## The API you implement" section, up to
-    the next heading; None when the notebook has neither."""
+    "**You implement**", or the "You implement" or "The API you implement" section, up to
+    the next heading; None when the notebook has none of them."""
     for cell in nb.cells:
         if cell.cell_type != "markdown":
             continue
-        for marker in ("**You implement**", "## The API you implement"):
+        for marker in ("**You implement**", "## You implement", "## The API you implement"):
             if marker in cell.source:
                 block = _HEADING.split(cell.source.split(marker, 1)[1])[0]
                 return re.sub(r"```.*?```", "", block, flags=re.S)

@@ -422,6 +422,12 @@ for k, waits in enumerate(world.waits_by_round(herd20)):
         f"jitter too narrow in retry round {k + 1}: 20 waits have stdev {spread:.4f} s, mean "
         f"{mean_wait:.3f} s, at most 0.05 x mean; scale it with the wait: "
         "uniform(0, JITTER * wait), not a fixed number of seconds")
+told = world.waits_by_round(world.herd(call_with_retry, clients=20, failures=1,
+                                       retry_after=7))[0]
+assert statistics.pstdev(told) > 0.05 * statistics.fmean(told), (
+    f"20 clients told retry-after: 7 slept {sorted(set(round(w, 3) for w in told))[:5]} ...: "
+    "they all wake together again; jitter goes on top of the server's value too, "
+    "sleep(wait + uniform(0, JITTER * wait)) with wait = the retry-after")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -429,7 +435,8 @@ random.seed(20240214)
 pooled = []
 for _ in range(8):
     pooled.extend(world.herd(call_with_retry, clients=20, failures=3))
-rec = record(herd20=herd20, pooled=pooled)
+told_pooled = world.herd(call_with_retry, clients=40, failures=2, retry_after=12)
+rec = record(herd20=herd20, pooled=pooled, told=told_pooled)
 ### JUDGE
 import statistics
 
@@ -448,6 +455,13 @@ for k, waits in enumerate(world.waits_by_round(rec["pooled"])):
         f"a mean of {mean_wait:.3f} s, below the floor 0.05 x mean = {0.05 * mean_wait:.4f} s; 30% "
         "jitter gives 0.3/sqrt(12) = 0.087 x wait, so the herd is still synchronised")
     assert min(waits) >= 0, "a wait cannot be negative"
+for k, waits in enumerate(world.waits_by_round(rec["told"])):
+    mean_wait, spread = statistics.fmean(waits), statistics.pstdev(waits)
+    assert spread > 0.05 * mean_wait, (
+        f"retry round {k + 1} after a 429 that said retry-after: 12: {len(waits)} clients' "
+        f"waits have stdev {spread:.4f} s against a mean of {mean_wait:.3f} s: the server's "
+        "value was slept as it came, so every client wakes in the same instant; jitter goes "
+        "on top of it too")
 ### END HIDDEN TESTS
 
 # %% id="client_error_not_retried" kind="tests" points=2

@@ -25,7 +25,7 @@
 #   `usd_read` (dollars, kept apart, never pre-summed). Uncached input bills at the input
 #   rate, output at the output rate, cache writes at **1.25×** and cache reads at **0.10×**
 #   the input rate, from `PRICE[model]`. A model not in `PRICE` raises `KeyError`.
-#   `ms` is stored as a float.
+#   `ms` is stored unchanged, as the float it is passed.
 # * **`total()`** of an empty ledger is 0.0 and **`by_label()`** of an empty ledger is `{}`.
 #   `cache_hit_rate()` is not rounded.
 # * **`where_the_money_went()`** returns `total_usd` (rounded to 4 places), `share_output`,
@@ -402,6 +402,9 @@ except KeyError:
     pass
 else:
     raise AssertionError("a model not in PRICE raises KeyError; record('claude-opus-9') did not")
+assert abs(PRICE["claude-opus-5"]["in"] - 5 / 1_000_000) < 1e-15, (
+    f"PRICE is in USD per token, as in Lab 3 ($5/MTok is 5 / 1_000_000); "
+    f"PRICE['claude-opus-5']['in'] is {PRICE['claude-opus-5']['in']!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 from course.worlds.token_accounting import sdk_usage as _usage
@@ -417,10 +420,13 @@ for _m, _counts in [("claude-sonnet-5", (0, 0, 1_000_000, 0)),
     _singles.append([_m, _counts, _one.total()])
 _none = Ledger()
 _none_call = outcome(_none.record, "x", "claude-opus-5", _usage(1_000, 100), 0.0)
+_odd_ms = Ledger()
+_odd_ms.record("x", "claude-haiku-4-5", _usage(1, 1), 3.375)
 rec = record(visible=ledger.total(), total=_l.total(), rows=_l.rows, singles=_singles,
              returned=outcome(Ledger().record, "y", "claude-haiku-4-5", _usage(10, 10), 3.0),
              none_call=_none_call, none_total=_none.total(),
-             unknown=outcome(Ledger().record, "x", "claude-unknown", _usage(1, 1), 0.0))
+             unknown=outcome(Ledger().record, "x", "claude-unknown", _usage(1, 1), 0.0),
+             price={m: dict(r) for m, r in PRICE.items()}, odd_ms=_odd_ms.rows[0]["ms"])
 ### JUDGE
 import math
 
@@ -463,6 +469,16 @@ assert _number(_t) and math.isclose(_t, 0.0075, abs_tol=1e-9), (
 _raised = rec["unknown"]["raised"]
 _raised = _raised and _raised["type"]
 assert _raised == "KeyError", f"a model not in PRICE must raise KeyError, got {_raised}"
+assert rec["odd_ms"] == 3.375, (
+    f"ms is stored unchanged: record(..., 3.375) stored {rec['odd_ms']!r}")
+for _m, _in, _out in [("claude-opus-5", 5, 25), ("claude-sonnet-5", 2, 10),
+                      ("claude-haiku-4-5", 1, 5)]:
+    _r = rec["price"].get(_m, {})
+    assert (_number(_r.get("in")) and _number(_r.get("out"))
+            and math.isclose(_r["in"], _in / 1_000_000, rel_tol=1e-9)
+            and math.isclose(_r["out"], _out / 1_000_000, rel_tol=1e-9)), (
+        f"PRICE[{_m!r}] is USD per token ({_in} / 1_000_000 in, {_out} / 1_000_000 out), "
+        f"as in Lab 3; got {_r!r}")
 ### END HIDDEN TESTS
 
 # %% id="streamed_output_recorded" kind="tests" points=3

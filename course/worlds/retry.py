@@ -178,19 +178,21 @@ def rate_limited(retry_after: float | None = None, n: int = 0) -> Reply:
 
 
 def herd(retry: Retry, *, clients: int = 20, failures: int = 2, base: float = 1.0,
-         max_attempts: int = 5) -> list[list[float]]:
+         max_attempts: int = 5, retry_after: float | None = None) -> list[list[float]]:
     """Run ``clients`` callers that all hit a 429 at t=0, each on its own fake clock.
 
-    Every client's wire answers 429 (no ``retry-after``) to its first ``failures``
-    requests and succeeds after that. Each client runs ``retry(fn, max_attempts, base,
-    sleep=...)`` with a :class:`FakeSleep` that advances its clock, so the returned lists
-    hold, per client, the time of every request it made: ``[0.0, first wake, ...]``.
-    Randomness is whatever ``retry`` uses; seed it before calling for a repeatable run.
+    Every client's wire answers 429 (with ``retry-after: retry_after`` when it is given,
+    else without the header) to its first ``failures`` requests and succeeds after that.
+    Each client runs ``retry(fn, max_attempts, base, sleep=...)`` with a :class:`FakeSleep`
+    that advances its clock, so the returned lists hold, per client, the time of every
+    request it made: ``[0.0, first wake, ...]``. Randomness is whatever ``retry`` uses;
+    seed it before calling for a repeatable run.
     """
     out = []
     for _ in range(clients):
         clock = FakeClock(start=0.0)
-        wire = flaky(*(rate_limited(n=k + 1) for k in range(failures)), clock=clock,
+        wire = flaky(*(rate_limited(retry_after, n=k + 1) for k in range(failures)),
+                     clock=clock,
                      limit=failures + 10)
         retry(wire.call, max_attempts, base, sleep=FakeSleep(clock))
         out.append(list(wire.times))

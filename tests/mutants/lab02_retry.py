@@ -535,7 +535,7 @@ MUTANTS += [
         cell="call_with_retry",
         old=JITTERED_SLEEP,
         new="sleep(wait + random.uniform(0, JITTER * min(base * 2 ** (attempt - 1), cap)))",
-        loses={"retry_after_honoured"},
+        loses={"retry_after_honoured", "jitter_spreads_wakeups"},
     ),
     # -- the cap and the jitter --------------------------------------------------------------
     Mutant(
@@ -590,5 +590,41 @@ MUTANTS += [
         old=JITTERED_SLEEP,
         new="sleep(wait + (random.uniform(0, JITTER * wait) if attempt == 1 else 0))",
         loses={"jitter_spreads_wakeups", "cap_holds"},
+    ),
+    Mutant(
+        name="sleeps_with_time_sleep",
+        bug="the wait goes to time.sleep, not to the sleep the caller passed (here shortened "
+            "so the run stays fast): the caller's clock never sees a wait",
+        cell="call_with_retry",
+        old=JITTERED_SLEEP,
+        new="time.sleep(min(0.001, wait))",
+        loses=ALL - {"client_error_not_retried", "max_attempts_respected"},
+    ),
+    Mutant(
+        name="jitter_too_wide",
+        bug="jitter of up to 60% of the wait, above the 1.3 x wait the lab allows",
+        cell="call_with_retry",
+        old=JITTERED_SLEEP,
+        new="sleep(wait + random.uniform(0, 0.6 * wait))",
+        loses={"retry_after_honoured", "cap_holds", "transient_errors_back_off"},
+    ),
+    Mutant(
+        name="jitter_never_near_the_wait",
+        bug="without a retry-after every sleep is drawn from [0, wait / 2], so no sleep before "
+            "retry k comes near its doubling value",
+        cell="call_with_retry",
+        old=JITTERED_SLEEP,
+        new="sleep(wait + random.uniform(0, JITTER * wait) if hint > 0 "
+            "else random.uniform(0, 0.5 * wait))",
+        loses={"retry_after_honoured", "cap_holds", "transient_errors_back_off"},
+    ),
+    Mutant(
+        name="retry_after_slept_exactly",
+        bug="the server's retry-after slept as it came, with no jitter on top, so clients told "
+            "the same value all wake together",
+        cell="call_with_retry",
+        old=JITTERED_SLEEP,
+        new="sleep(wait if hint > 0 else wait + random.uniform(0, JITTER * wait))",
+        loses={"jitter_spreads_wakeups"},
     ),
 ]

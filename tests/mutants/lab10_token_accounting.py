@@ -135,4 +135,70 @@ MUTANTS = [
         new="            return reply.model_copy()\n",
         loses={"retries_each_charged"},
     ),
+    Mutant(
+        name="unknown_model_free",
+        bug="a model not in PRICE is priced at $0 instead of raising KeyError, hiding its spend",
+        cell="ledger",
+        old="rate = PRICE[model]",
+        new='rate = PRICE.get(model, {"in": 0.0, "out": 0.0})',
+        loses={"worked_call_to_the_cent"},
+    ),
+    Mutant(
+        name="ms_rounded",
+        bug="ms rounded to whole milliseconds before it is stored, so 7.25 ms is kept as 7.0",
+        cell="ledger",
+        old='"ms": float(ms),',
+        new='"ms": float(round(ms)),',
+        loses={"worked_call_to_the_cent"},
+    ),
+    Mutant(
+        name="total_fails_when_empty",
+        bug="total() folds the rows with reduce and no start value: an empty ledger raises "
+            "TypeError instead of giving 0.0",
+        cell="ledger",
+        old='return sum(r["usd_in"] + r["usd_out"] + r["usd_write"] + r["usd_read"] '
+            'for r in self.rows)',
+        new='return functools.reduce(lambda a, b: a + b, (r["usd_in"] + r["usd_out"] + '
+            'r["usd_write"] + r["usd_read"] for r in self.rows))',
+        loses={"shares_and_hit_rate"},
+    ),
+    Mutant(
+        name="by_label_none_when_empty",
+        bug="by_label() of an empty ledger returns None instead of {}",
+        cell="ledger",
+        old="return dict(out)",
+        new="return dict(out) or None",
+        loses={"shares_and_hit_rate"},
+    ),
+    Mutant(
+        name="shares_rounded_to_2",
+        bug="where_the_money_went rounds each share to 2 places instead of 3",
+        cell="ledger",
+        old="return round(sum(r[column] for r in self.rows) / total, 3) if total else 0.0",
+        new="return round(sum(r[column] for r in self.rows) / total, 2) if total else 0.0",
+        loses={"shares_and_hit_rate"},
+    ),
+    Mutant(
+        name="total_rounded_to_cents",
+        bug="where_the_money_went rounds total_usd to the cent instead of 4 places",
+        cell="ledger",
+        old='"total_usd": round(total, 4),',
+        new='"total_usd": round(total, 2),',
+        loses={"shares_and_hit_rate"},
+    ),
+    Mutant(
+        name="price_per_mtok",
+        bug="PRICE holds dollars per million tokens and record divides by a million: the "
+            "costs are right but PRICE is not USD per token, as the notebook says",
+        cell="price",
+        old='"claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},\n'
+            '    "claude-sonnet-5": {"in": 2 / 1_000_000, "out": 10 / 1_000_000},\n'
+            '    "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},',
+        new='"claude-opus-5": {"in": 5, "out": 25},\n'
+            '    "claude-sonnet-5": {"in": 2, "out": 10},\n'
+            '    "claude-haiku-4-5": {"in": 1, "out": 5},',
+        patches=(("ledger", "rate = PRICE[model]",
+                  "rate = {k: v / 1_000_000 for k, v in PRICE[model].items()}"),),
+        loses={"worked_call_to_the_cent"},
+    ),
 ]
