@@ -319,6 +319,65 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         'claude-sonnet-5 \\$2/\\$10, claude-haiku-4-5 \\$1/\\$5.':
             ('stale_sonnet_price', 'haiku_output_misprized', 'price_per_mtok'),
     },
+    "lab08_offloader": {
+        'A payload that is not a `str` becomes `json.dumps(payload, indent=2, '
+        'default=str)`.':
+            ('json_without_default',),
+        'If that text has `len(text) <= threshold` characters, `wrap` returns it '
+        '**unchanged**: no file is written and `saved_chars` does not move.':
+            ('offload_small_results', 'threshold_strict', 'threshold_hard_coded'),
+        'Otherwise it writes the text to a new file directly inside `root`, named '
+        '`<tool_name>-<8 characters>.txt` (use `os.path.join(root, name)`, so the path in '
+        'the pointer is exactly the string `read` expects).':
+            ('same_file_for_every_payload', 'tool_name_used_raw'),
+        'Every `/` and `\\` in `tool_name` becomes `_` in the file name (`mcp/search` is '
+        'saved as `mcp_search-….txt`), so the file always lands directly inside `root`; the '
+        'pointer shows the tool name as given.':
+            ('tool_name_used_raw',),
+        'Two different payloads get two different files.':
+            ('same_file_for_every_payload',),
+        '`wrap` adds `len(text)` to `saved_chars` and returns a pointer that holds: * the '
+        'tool name, the number of lines (`len(text.splitlines())`) and of characters; * the '
+        "file's path; * the first 8 lines, verbatim; * the last 4 lines, verbatim, **only "
+        'when there are more than 12 lines** (with 12 or fewer, a tail would repeat lines '
+        'the head already shows); * how to read the rest: the word `read_artifact` and the '
+        'path again.':
+            ('saved_chars_not_counted', 'thin_pointer', 'duplicated_tail',
+             'tail_at_twelve_lines'),
+        'No other line of the payload appears in the pointer, and none appears twice.':
+            ('duplicated_tail', 'tail_at_twelve_lines'),
+        'The choice depends on `len(text)` alone: a text over the threshold is offloaded '
+        'even when its pointer comes out longer than the text (one long line is its own '
+        'head).':
+            ('inline_when_pointer_longer',),
+        '**`read(path, offset=0, limit=200)`** never raises.':
+            ('missing_file_raises',),
+        '`path` does not resolve inside `root` (`_contained` is False),':
+            ('no_containment', 'startswith_containment'),
+        '`offset` is not an `int` or is below 0,':
+            ('bool_offset_accepted', 'negative_offset_accepted'),
+        '`limit` is not an `int` or is outside 1…500 (for both, a `bool` is not an `int`),':
+            ('limit_500_refused', 'limit_501_accepted'),
+        'or there is no such file (a folder, `root` itself included, is not a file).':
+            ('missing_file_raises', 'root_itself_not_contained'),
+        'Otherwise it returns `"[lines {offset}-{end} of {total}]\\n"` followed by lines '
+        '`offset` to `end - 1` (0-based) of the file, joined with `"\\n"`, where `end = '
+        'max(offset, min(offset + limit, total))`.':
+            ('header_end_taken_literally', 'refuse_everything'),
+        'An offset at or past the end gives an empty window, not an error: `read(path, '
+        '500)` on a 400-line file returns `"[lines 500-500 of 400]\\n"`.':
+            ('header_end_taken_literally',),
+        '**`_contained(path)`** resolves symbolic links and `..` in both `root` and `path` '
+        '(`os.path.realpath`) and compares **path components** (`os.path.commonpath`), not '
+        'strings.':
+            ('startswith_containment', 'abspath_not_realpath'),
+        'A relative path is taken from the current folder, as `open` would.':
+            ('relative_path_from_root',),
+        '`root` itself counts as inside root.':
+            ('root_itself_not_contained',),
+        'It returns a `bool` and never raises.':
+            ('contained_raises',),
+    },
 }
 
 PROSE: dict[str, dict[str, str]] = {
@@ -399,6 +458,12 @@ PROSE: dict[str, dict[str, str]] = {
         'below (the cut is 60%, not 40%).':
             'the source of the prices',
     },
+    "lab08_offloader": {
+        '**`wrap(tool_name, payload)`**':
+            "the heading of wrap's rules",
+        'It returns a string that starts with `Error:` when':
+            'introduces the list of Error: cases below',
+    },
 }
 
 _PENDING = "its API block is not mapped yet"
@@ -407,7 +472,6 @@ NOT_MAPPED: dict[str, str] = {
     "lab05_semantic_cache": _PENDING,
     "lab06_eval_harness": _PENDING,
     "lab07_cache_audit": _PENDING,
-    "lab08_offloader": _PENDING,
     "lab11_context_reduction": _PENDING,
     "lecture04_context_cache": _PENDING,
     "tier2_langgraph": _PENDING,

@@ -420,11 +420,19 @@ _out = _read(off, "/etc/passwd")
 assert isinstance(_out, str) and _out.startswith("Error:"), (
     f"absolute path: read('/etc/passwd') must return 'Error: ...', got {_out!r}")
 _outside(off, "/etc/passwd", "'/etc/passwd'")
+for _odd, _what in ((None, "None"), (7, "the int 7"), ("art\x00x", "a path holding a NUL")):
+    _outside(off, _odd, _what)
+    _said = _read(off, _odd)
+    assert isinstance(_said, str) and _said.startswith("Error:"), (
+        f"read of {_what} must return 'Error: ...', got {_said!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
 _paths = ["/etc/hostname", "/", os.path.join(_base, "other.txt")]
-rec = record(shown=outcome(off.read, "/etc/passwd"), paths=_paths,
+_odd_paths = [None, 3.5, b"/etc", "x\x00y"]
+rec = record(odd=[[repr(_p), outcome(off._contained, _p), outcome(off.read, _p)]
+                  for _p in _odd_paths],
+             shown=outcome(off.read, "/etc/passwd"), paths=_paths,
              contained=[outcome(off._contained, _p) for _p in _paths],
              reads=[outcome(off.read, _p) for _p in _paths])
 ### JUDGE
@@ -451,6 +459,10 @@ for p, inside, got in zip(rec["paths"], rec["contained"], rec["reads"], strict=T
     not_contained(inside, f"_contained({p!r}) is not False: a path outside root is never "
                   "contained")
     refused(got, f"read({p!r}) was served, not refused")
+for p, inside, got in rec["odd"]:
+    not_contained(inside, f"_contained({p}) is not False: it returns False for what is not a "
+                  "path (catch TypeError and ValueError), never raises")
+    refused(got, f"read({p}) was served, not refused")
 ### END HIDDEN TESTS
 
 # %% id="sibling_prefix_refused" kind="tests" points=2
@@ -703,6 +715,16 @@ for _what, _p in (("a missing file", os.path.join(_root, "nope.txt")), ("root it
     _got = _served(f"read({_what})", off.read, _p)
     assert isinstance(_got, str) and _got.startswith("Error:"), (
         f"no such file: read of {_what} must return 'Error: ...', got {_got!r}")
+_real_root = os.path.join(_base, "real-root")
+os.makedirs(_real_root)
+os.symlink(_real_root, os.path.join(_base, "linked-root"))
+_linked = Offloader(os.path.join(_base, "linked-root"))
+_linked.wrap("dump", "\n".join(f"row {i}" for i in range(400)))
+_lpath = os.path.join(_base, "linked-root", os.listdir(_real_root)[0])
+_got = _served("read(path) under a linked root", _linked.read, _lpath, 0, 1)
+assert _got == "[lines 0-1 of 400]\nrow 0", (
+    f"root behind a symbolic link: a file wrap wrote there must be served, got {_got!r}; "
+    "resolve links in root too (os.path.realpath(root))")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -721,7 +743,15 @@ _missing = outcome(off.read, os.path.join(_root, "missing.txt"))
 with open(os.path.join(_root, "real.txt"), "w") as _f:
     _f.write("inside\n")
 os.symlink(os.path.join(_root, "real.txt"), os.path.join(_root, "alias.txt"))
-rec = record(files=_files, shown=_out, inside=_inside, past_end=_past_end,
+_real2 = os.path.join(_base, "real-root-2")
+os.makedirs(os.path.join(_real2, "deep"))
+os.symlink(os.path.join(_real2, "deep"), os.path.join(_base, "via-link"))
+_via = Offloader(os.path.join(_base, "via-link"))
+_via.wrap("dump", "\n".join(f"line {i}" for i in range(300)))
+_vpath = os.path.join(_base, "via-link", os.listdir(os.path.join(_real2, "deep"))[0])
+rec = record(linked=outcome(_via.read, _vpath, 3, 1),
+             linked_inside=outcome(_via._contained, _vpath),
+             files=_files, shown=_out, inside=_inside, past_end=_past_end,
              defaults=_defaults, relative=_relative, fresh_made=_fresh_made, missing=_missing,
              far=_far, root_dot=_root_dot, root_sep=_root_sep,
              alias=outcome(off.read, os.path.join(_root, "alias.txt")),
@@ -768,6 +798,11 @@ assert served(rec["alias"], "read(root/alias.txt)").startswith("[lines 0-1 of 1]
 dotdot = rec["dotdot"]
 assert dotdot["raised"] is None and dotdot["value"] is True, (
     "root/sub/../f.txt resolves to root/f.txt, which IS inside root")
+assert served(rec["linked"], "read under a linked root") == "[lines 3-4 of 300]\nline 3", (
+    "root behind a symbolic link: a file wrap wrote there must be served; resolve links in "
+    "root as well as in path")
+assert rec["linked_inside"]["value"] is True, (
+    "_contained is False for a file inside a root that sits behind a symbolic link")
 ### END HIDDEN TESTS
 
 # %% id="offset_limit_validated" kind="tests" points=2
@@ -872,6 +907,11 @@ _got = _low.wrap("t", "d" * 41)
 assert _got != "d" * 41 and _low.saved_chars == 41, (
     f"threshold argument: with threshold=40, 41 chars must be offloaded, got {_got!r} and "
     f"saved_chars={_low.saved_chars!r}")
+_wide = Offloader(os.path.join(_base, "wide"), threshold=10)
+_wide.wrap("t", "é" * 50)
+assert _wide.saved_chars == 50, (
+    f"saved_chars adds len(text), the characters: 50 'é' are 50 characters (100 bytes in "
+    f"UTF-8); got {_wide.saved_chars}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -885,7 +925,10 @@ _files_small, _saved_small = os.listdir(_fresh), _off.saved_chars
 _big = _off.wrap("t", "y" * 2001)
 _saved_big = _off.saved_chars
 _low = Offloader(os.path.join(_base, "low"), threshold=50)
-rec = record(shown=_shown, edge=_edge, small_dict=_small_dict, small_list=_small_list,
+_wide2 = Offloader(os.path.join(_base, "wide2"), threshold=5)
+_wide2.wrap("t", "日本語" * 20)
+rec_wide = _wide2.saved_chars
+rec = record(wide=rec_wide, shown=_shown, edge=_edge, small_dict=_small_dict, small_list=_small_list,
              files_small=_files_small, saved_small=_saved_small, big=_big, saved_big=_saved_big,
              low51=_low.wrap("t", "z" * 51), low50=_low.wrap("t", "z" * 50),
              low_saved=_low.saved_chars)
@@ -912,6 +955,9 @@ assert rec["big"] != "y" * 2001 and rec["saved_big"] == 2001, (
 assert rec["low51"] != "z" * 51 and rec["low50"] == "z" * 50 and rec["low_saved"] == 51, (
     f"use the threshold argument, not a hard-coded 2000 (threshold=50: 51 chars offloaded, "
     f"50 kept; saved_chars={rec['low_saved']!r})")
+assert rec["wide"] == 60, (
+    f"saved_chars adds len(text), the characters: 60 characters of Japanese are 180 bytes "
+    f"in UTF-8; got {rec['wide']}")
 ### END HIDDEN TESTS
 
 # %% id="pointer_not_thin" kind="tests" points=2
@@ -957,6 +1003,14 @@ assert len(_names) == 2 and all(re.fullmatch(r"mcp_search-.{8}\.txt", n) for n i
     "file name: '/' in tool_name becomes '_' and two payloads get two files directly "
     f"inside root (mcp_search-<8 chars>.txt), got {_names}")
 assert "mcp/search" in _ptr_a, f"pointer content: the tool name as given, got {_ptr_a!r}"
+_ended = "\n".join(["alpha" * 20] * 30) + "\n"   # 3,030 characters, over the threshold
+_eroot = os.path.join(_base, "ended")
+_eptr = Offloader(_eroot).wrap("tail_newline", _ended)
+_epath = os.path.join(_eroot, os.listdir(_eroot)[0])
+_eplain = _eptr.replace(_epath, "")
+assert re.search(r"\b30\b", _eplain) and not re.search(r"\b31\b", _eplain), (
+    "line count: a text of 30 lines that ends with a newline has len(text.splitlines()) = "
+    f"30 lines, not 31; the pointer said {_eplain[:120]!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -977,7 +1031,11 @@ if _path is not None:
     with open(_path, encoding="utf-8") as _f:
         _saved = _f.read()
 _big = {"rows": [{"id": i, "note": "n" * 30} for i in range(80)]}
-rec = record(ptr=_ptr, files=_listed, path=_path, saved=_saved,
+_ended2 = "\n".join(["beta" * 30] * 44) + "\n"
+_eroot2 = os.path.join(_base, "ended2")
+_eptr2 = Offloader(_eroot2).wrap("ends_newline", _ended2)
+_epath2 = os.path.join(_eroot2, os.listdir(_eroot2)[0])
+rec = record(ended=_eptr2.replace(_epath2, ""), ptr=_ptr, files=_listed, path=_path, saved=_saved,
              ptr2=off.wrap("export", _big), ptr3=_ptr3, listed3=_listed3, above3=_above3,
              saved3=_saved3, root3=os.path.join(_base3, "art"))
 ### JUDGE
@@ -1025,6 +1083,11 @@ assert isinstance(ptr3, str) and ptr3.count(path3) >= 2 and "137" in ptr3 and (
 assert [ptr3.count(r) for r in rows3[:8] + rows3[-4:]] == [1] * 12, (
     "head and tail lines of a 137-line payload must each appear once")
 assert all(r not in ptr3 for r in rows3[8:-4]), "a middle line of 137 appears in the pointer"
+import re as _re
+
+assert _re.search(r"\b44\b", rec["ended"]) and not _re.search(r"\b45\b", rec["ended"]), (
+    "line count: a text of 44 lines that ends with a newline is len(text.splitlines()) = 44 "
+    "lines; the pointer gives another count")
 ### END HIDDEN TESTS
 
 # %% id="tail_only_when_more_than_12" kind="tests" points=1

@@ -19,7 +19,7 @@ MUTANTS = [
         cell="offloader",
         old="target = os.path.realpath(path)\n            return",
         new="target = os.path.abspath(path)\n            return",
-        loses={"symlink_refused"},
+        loses={"symlink_refused", "legitimate_read_works"},  # root is not resolved either
     ),
     Mutant(
         name="no_containment",
@@ -173,5 +173,41 @@ MUTANTS = [
         old="if len(lines) > HEAD + TAIL:",
         new="if len(lines) >= HEAD + TAIL:",
         loses={"tail_only_when_more_than_12"},
+    ),
+    Mutant(
+        name="inline_when_pointer_longer",
+        bug="a text over the threshold is returned inline when its pointer would come out "
+            "longer, though the choice depends on len(text) alone",
+        cell="offloader",
+        old='return "\\n".join(parts)',
+        new='pointer = "\\n".join(parts)\n'
+            '        return text if len(pointer) >= len(text) else pointer',
+        loses={"small_results_unchanged", "tail_only_when_more_than_12"},
+    ),
+    Mutant(
+        name="negative_offset_accepted",
+        bug="only the offset's type is checked, so offset=-5 reads a window from the end "
+            "instead of an Error: string",
+        cell="offloader",
+        old="if type(offset) is not int or offset < 0:",
+        new="if type(offset) is not int:",
+        loses={"offset_limit_validated"},
+    ),
+    Mutant(
+        name="relative_path_from_root",
+        bug="a relative path is taken from root, not from the current folder as open would",
+        cell="offloader",
+        old="target = os.path.realpath(path)\n            return",
+        new="target = os.path.realpath(os.path.join(root, path))\n            return",
+        loses={"legitimate_read_works"},
+    ),
+    Mutant(
+        name="contained_raises",
+        bug="_contained lets a TypeError or ValueError out (a path that is None, an int, or "
+            "holds a NUL byte) instead of returning False",
+        cell="offloader",
+        old="except (TypeError, ValueError):\n            return False",
+        new="except KeyError:\n            return False",
+        loses={"absolute_path_refused"},
     ),
 ]
