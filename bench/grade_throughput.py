@@ -3,7 +3,8 @@
 
 * serial nbgrader: one `nbgrader autograde lab01_tool_loop` over every student (its own
   serial loop, no sandbox);
-* course grade: `python -m course grade -j N lab01_tool_loop` (worker pool, sandboxed);
+* course grade: `python -m course grade -j N lab01_tool_loop` (worker pool, sandboxed,
+  each kernel forked from a warm template), and the same with ``--cold-kernels``;
 * floor: one sandboxed kernel started and one empty cell run, graded alone;
 * own run time: the solution graded alone in the sandbox, minus the floor.
 
@@ -13,8 +14,10 @@ pool's cost per submission (wall x N / submissions) over floor + own run time (t
 
     python bench/grade_throughput.py [--students 40] [--jobs 2] [--rounds 3]
 
-Each round grades the class both ways, one after the other; with several rounds the
-median of the per-round ratios is quoted (these machines are noisy).
+Each round grades the class all three ways, one after the other; with several rounds the
+median of the per-round ratios is quoted (these machines are noisy). Last, where the time
+of one submission goes: the mean seconds of each grading phase (``engine.PHASES``) over the
+class graded warm and cold, in this process.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ import nbformat
 
 from course.grading import runner
 from course.grading.authoring import build
-from course.grading.execution import engine, sandbox
+from course.grading.execution import engine, grade, pool, sandbox
 from course.grading.execution.refuse import ALLOW
 from course.grading.proofs import mutation
 from course.grading.results import model
@@ -69,6 +72,22 @@ def _single(course: Path, nb: nbformat.NotebookNode, source: str, repeat: int) -
     return statistics.median(times)
 
 
+def _phases(course: Path, jobs: int) -> None:
+    """Mean seconds per grading phase over the class, warm and cold, side by side."""
+    pairs = grade.submissions(course)
+    means = {}
+    for warm in (True, False):
+        outs = pool.run_local(grade.jobs_for(course, pairs, warm=warm), jobs)
+        means[warm] = {p: statistics.mean(o.phases.get(p, 0.0) for o in outs)
+                       for p in engine.PHASES}
+        means[warm]["total"] = statistics.mean(o.seconds for o in outs)
+    print(f"where one submission's time goes, mean over {len(pairs)} (seconds, "
+          f"{jobs} workers):")
+    print(f"  {'phase':<8} {'warm':>6} {'cold':>6}  what")
+    for p, what in [*engine.PHASES.items(), ("total", "the whole submission")]:
+        print(f"  {p:<8} {means[True][p]:6.2f} {means[False][p]:6.2f}  {what}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=40)
@@ -95,8 +114,8 @@ def main() -> None:
         solo = _single(ours, mutation.submission(release, source_nb), source, args.repeat)
         own = max(0.0, solo - floor)
 
-        serials, pooleds, summary = [], [], []
-        for _ in range(args.rounds):  # alternated, so a noisy spell hits both sides
+        serials, pooleds, colds, summary = [], [], [], []
+        for _ in range(args.rounds):  # alternated, so a noisy spell hits every side
             start = time.monotonic()
             os.environ[ALLOW] = "1"  # the course refuses plain autograde of submissions
             proc = runner.nbgrader(plain, "autograde", LAB, "--force")
@@ -111,7 +130,13 @@ def main() -> None:
                                   text=True)
             pooleds.append(time.monotonic() - start)
             summary = [ln for ln in proc.stdout.splitlines() if ln.startswith("autograded ")]
+
+            start = time.monotonic()
+            subprocess.run([sys.executable, "-m", "course", "grade", "-j", str(args.jobs),
+                            "--cold-kernels", LAB], cwd=ours, capture_output=True, text=True)
+            colds.append(time.monotonic() - start)
         ratios = sorted(a / b for a, b in zip(serials, pooleds, strict=True))
+        cold_ratios = sorted(a / b for a, b in zip(serials, colds, strict=True))
         serial, pooled = statistics.median(serials), statistics.median(pooleds)
 
         n = args.students
@@ -126,10 +151,14 @@ def main() -> None:
         print(f"speed-up over serial nbgrader: {statistics.median(ratios):.2f}x, the median "
               f"of {len(ratios)} round(s) (each: {', '.join(f'{r:.2f}' for r in ratios)}) "
               "(target >= 1.8x)")
+        print(f"course grade -j {args.jobs} --cold-kernels: {statistics.median(colds):7.1f} s; "
+              f"speed-up over serial nbgrader {statistics.median(cold_ratios):.2f}x "
+              f"(each: {', '.join(f'{r:.2f}' for r in cold_ratios)})")
         print(f"pool cost per submission: {per_sub:.2f} s = {per_sub / (floor + own):.2f} x "
               f"(floor + own run time) (target <= 1.5x)")
         rows = model.scores(ours)
         print(f"grades recorded by course grade: {len(rows)}")
+        _phases(ours, args.jobs)
     finally:
         shutil.rmtree(plain, ignore_errors=True)
         shutil.rmtree(ours, ignore_errors=True)

@@ -257,7 +257,7 @@ def test_matplotlib_draws_in_the_sandbox_without_fontconfig_noise():
 def test_a_kernel_that_fails_to_start_is_retried_once(monkeypatch, release, source):
     calls = []
 
-    async def flaky(job, nb):
+    async def flaky(job, nb, *args, **kw):
         calls.append(1)
         raise engine.KernelStartFailure("Kernel didn't respond in 60 seconds")
 

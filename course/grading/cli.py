@@ -75,7 +75,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         return 0
     result = grade.grade_class(root, args.assignments, jobs=args.jobs, timeout=args.timeout,
                                sandbox=not args.no_sandbox, scheduler=args.scheduler,
-                               budget_factor=args.budget_factor)
+                               budget_factor=args.budget_factor, warm=not args.cold_kernels)
     print(report.grade_table(result))
     print(report.class_report(result))
     for m in result.mismatches:
@@ -259,6 +259,9 @@ def parser() -> argparse.ArgumentParser:
                         "own solution took in the pre-flight (default 3, at least 60 s)")
     g.add_argument("--no-sandbox", action="store_true",
                    help="run grading kernels without the OS sandbox (a warning is printed)")
+    g.add_argument("--cold-kernels", action="store_true",
+                   help="start every sandboxed kernel cold instead of forking it from a warm "
+                        "template (slower; the same grades)")
     g.add_argument("--scheduler", help="grade on a Dask cluster, e.g. tcp://HOST:8786")
     g.add_argument("--clear", metavar="STUDENT/ASSIGNMENT",
                    help="clear a submission flagged for review: give it its real scores")

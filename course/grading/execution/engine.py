@@ -15,6 +15,8 @@ import json
 import secrets
 import shutil
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +71,9 @@ class Job:
     sandboxed: bool = True
     readonly: tuple[str, ...] = ()
     trusted: tuple[str, ...] = ()
+    #: Sandboxed, start its kernel as a fork of a warm template (:mod:`.warm`) rather than
+    #: cold; a kernel that fails to start that way is started cold.
+    warm: bool = True
 
 
 @dataclass
@@ -86,6 +91,35 @@ class Outcome:
     attempts: int = 1
     #: The grading worker's peak resident memory after this submission, in MiB.
     worker_peak_mib: float = 0.0
+    #: Seconds spent in each phase of grading it (see :data:`PHASES`).
+    phases: dict[str, float] = field(default_factory=dict)
+
+
+#: The phases of grading one submission, in the order they happen; ``Outcome.phases`` holds
+#: the seconds of each, and ``bench/grade_throughput.py`` prints them.
+PHASES = {
+    "parse": "read the submission and restore the source's tests",
+    "sandbox": "make the scratch folder and its mounts",
+    "kernel": "start the sandboxed kernel until it answers the first probe",
+    "cells": "run the notebook's own cells",
+    "tests": "run the test cells' visible checks and record parts in the kernel",
+    "judges": "judge the records in the grader",
+    "probes": "look for tampering between cells",
+    "stop": "stop the kernel, remove its cgroup and mounts",
+    "write": "sanitize the executed notebook and write it as JSON",
+}
+
+
+class Phases(dict[str, float]):
+    """Seconds per phase of :data:`PHASES`, added up as :meth:`timed` blocks end."""
+
+    @contextmanager
+    def timed(self, phase: str) -> Iterator[None]:
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self[phase] = self.get(phase, 0.0) + time.monotonic() - start
 
 
 class GradeFailure(Exception):
@@ -269,6 +303,7 @@ class GradingClient(NotebookClient):
         self._testing = False
         self._output_chars = 0
         self._capped = False
+        self.phases = Phases()
 
     def _keep_reply(self, cell: NotebookNode, cell_index: int,
                     execute_reply: dict[str, Any] | None) -> None:
@@ -334,11 +369,12 @@ class GradingClient(NotebookClient):
 
     async def grade(self) -> None:
         try:
-            if self.km is not None:
-                self._cap_messages()
-            setup = self.async_setup_kernel()
-            await setup.__aenter__()
-            baseline = await self._probe()
+            with self.phases.timed("kernel"):
+                if self.km is not None:
+                    self._cap_messages()
+                setup = self.async_setup_kernel()
+                await setup.__aenter__()
+                baseline = await self._probe()
         except Exception as exc:  # noqa: BLE001 - any failure to start is retried once
             await self._stop()
             raise KernelStartFailure(boundary.line(
@@ -351,8 +387,9 @@ class GradingClient(NotebookClient):
         try:
             await self._cells(baseline)
         finally:
-            await setup.__aexit__(None, None, None)
-            await self._stop()
+            with self.phases.timed("stop"):
+                await setup.__aexit__(None, None, None)
+                await self._stop()
 
     def _cap_messages(self) -> None:
         """Every socket to the kernel drops a message over :data:`MAX_KERNEL_MESSAGE`
@@ -407,18 +444,21 @@ class GradingClient(NotebookClient):
                 if serving:
                     await self._serve(None)
                     serving = False
-                await self._execute(cell, index)
+                with self.phases.timed("cells"):
+                    await self._execute(cell, index)
                 looked = False
                 continue
             if not looked:
-                await self._look(baseline)
+                with self.phases.timed("probes"):
+                    await self._look(baseline)
                 looked = True
             if not serving and self.hub is not None:
                 await self._serve(self.hub.socket)
                 serving = True
             await self._test_cell(cell, index)
         self._current = "after the last cell"
-        await self._look(baseline)
+        with self.phases.timed("probes"):
+            await self._look(baseline)
 
     async def _serve(self, socket: str | None) -> None:
         """Switch the kernel's served world fakes to the hub at ``socket`` (or off)."""
@@ -460,10 +500,12 @@ class GradingClient(NotebookClient):
         self._reply, self._records, self._testing = None, [], True
         self._since = self.hub.mark() if self.hub is not None else 0
         try:
-            ran = await self._execute(sent, index)
+            with self.phases.timed("tests"):
+                ran = await self._execute(sent, index)
         finally:
             self._testing = False
-        verdict = self._decide(gid, parts, ran, nonce)
+        with self.phases.timed("judges"):
+            verdict = self._decide(gid, parts, ran, nonce)
         self.verdicts.append(verdict)
         cell.outputs = [] if verdict.passed else [_error_output(verdict.ename, verdict.message)]
         cell.execution_count = ran.get("execution_count")
@@ -556,16 +598,31 @@ def _kept_record(payload: Any) -> Any:
     return {"nonce": nonce, "record": payload.get("record")}
 
 
-async def _run(job: Job, nb: NotebookNode) -> GradingClient:
+async def _run(job: Job, nb: NotebookNode, phases: Phases, warm: bool = False
+               ) -> GradingClient:
     from .sandbox import Sandbox, make_kernel_manager, new_scratch
 
-    scratch = new_scratch(job.files, job.sandboxed)
+    kernel_name = nb.metadata.get("kernelspec", {}).get("name", "python3")
+    template = None
+    with phases.timed("sandbox"):
+        if warm:
+            from . import warm as warmed
+
+            try:
+                template = warmed.template_for(job.readonly)
+                scratch = template.prepare(job.files)
+            except Exception as exc:  # noqa: BLE001 - any failure here: a cold kernel
+                raise KernelStartFailure(f"no warm kernel: {exc}") from None
+        else:
+            scratch = new_scratch(job.files, job.sandboxed)
     try:
-        km = make_kernel_manager(scratch, Sandbox(job.readonly) if job.sandboxed else None,
-                                 nb.metadata.get("kernelspec", {}).get("name", "python3"))
+        km = (template.kernel_manager(kernel_name) if template is not None else
+              make_kernel_manager(scratch, Sandbox(job.readonly) if job.sandboxed else None,
+                                  kernel_name))
         fakes = Hub(scratch)
         source = nbformat.reads(job.source, as_version=4)
         client = GradingClient(nb, job, km, fakes, secrets_of(source))
+        client.phases = phases
         started = time.monotonic()
         over = (f"timed out after {job.total_timeout:.0f} s, the submission's time budget, "
                 "in {}")
@@ -584,7 +641,11 @@ async def _run(job: Job, nb: NotebookNode) -> GradingClient:
             atexit.unregister(client._cleanup_kernel)
         return client
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        if template is not None:
+            with phases.timed("stop"):
+                template.reset()
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _started(client: GradingClient | None) -> bool:
@@ -609,39 +670,49 @@ def _check_sandbox_here(readonly: tuple[str, ...]) -> None:
         raise GradeFailure(f"no sandbox on this worker: {_sandbox_checked[readonly]}")
 
 
+def _submission(job: Job) -> NotebookNode:
+    """The submitted notebook with the source's tests restored; raises
+    :class:`GradeFailure` with the reason when there is none to grade."""
+    if why := refusal(job.files, f"{job.notebook}.ipynb"):
+        raise GradeFailure(why)  # too large, or the notebook is a link: said as such
+    if job.sandboxed:
+        _check_sandbox_here(job.readonly)
+    name = f"{job.notebook}.ipynb"
+    if name not in job.files:
+        raise GradeFailure(f"no {name} in the submission")
+    try:
+        text = job.files[name].decode("utf-8")
+    except UnicodeDecodeError:
+        raise GradeFailure("not a notebook: the file is not UTF-8 text") from None
+    return restore(parse_submission(text, name), nbformat.reads(job.source, as_version=4))
+
+
 def grade_job(job: Job) -> Outcome:
     """Grade one submission in a fresh kernel; never raises."""
     start = time.monotonic()
     out = Outcome(job.student, job.assignment, job.notebook, ok=False)
+    phases = Phases()
     try:
-        if why := refusal(job.files, f"{job.notebook}.ipynb"):
-            raise GradeFailure(why)  # too large, or the notebook is a link: said as such
-        if job.sandboxed:
-            _check_sandbox_here(job.readonly)
-        name = f"{job.notebook}.ipynb"
-        if name not in job.files:
-            raise GradeFailure(f"no {name} in the submission")
-        try:
-            text = job.files[name].decode("utf-8")
-        except UnicodeDecodeError:
-            raise GradeFailure("not a notebook: the file is not UTF-8 text") from None
-        nb = restore(parse_submission(text, name), nbformat.reads(job.source, as_version=4))
+        with phases.timed("parse"):
+            nb = _submission(job)
         for attempt in (1, 2):
             out.attempts = attempt
             try:
-                client = asyncio.run(_run(job, nbformat.from_dict(nb)))
+                client = asyncio.run(_run(job, nbformat.from_dict(nb), phases,
+                                          warm=job.warm and job.sandboxed and attempt == 1))
                 break
             except KernelStartFailure as exc:
                 # A kernel that fails to start is retried once.
                 if attempt == 2:
                     raise GradeFailure(f"kernel failed to start twice: {exc}") from None
-        executed = sanitize(limit_output(client.nb), client.first_record)
+        with phases.timed("write"):
+            executed = sanitize(limit_output(client.nb), client.first_record)
+            out.executed = nbformat.writes(executed)
         if client.timed_out:
             # A timed-out cell scores 0 (its error output says so); the reason is kept.
             out.error = (f"timed out after {job.cell_timeout:g} s in "
                          f"{', '.join(dict.fromkeys(client.timed_out))}")
         out.review = client.review
-        out.executed = nbformat.writes(executed)
         out.ok = True
     except GradeFailure as exc:
         out.error = str(exc)
@@ -649,6 +720,7 @@ def grade_job(job: Job) -> Outcome:
         first = boundary.line((str(exc).splitlines() or [""])[0], 200)
         out.error = f"grader error: {type(exc).__name__}: {first}"
     out.seconds = time.monotonic() - start
+    out.phases = dict(phases)
     out.worker_peak_mib = _peak_mib()
     return out
 

@@ -87,8 +87,9 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 
 def jobs_for(course_dir: Path, pairs: Sequence[tuple[str, str]], *, sandboxed: bool = True,
-             timeout: float = 600) -> list[Job]:
-    """One :class:`.engine.Job` per (student, assignment, notebook)."""
+             timeout: float = 600, warm: bool = True) -> list[Job]:
+    """One :class:`.engine.Job` per (student, assignment, notebook); ``warm`` kernels are
+    forked from a template (:mod:`.warm`), else started cold."""
     from .sandbox import default_sandbox, trusted_roots
 
     sb = default_sandbox()
@@ -104,7 +105,7 @@ def jobs_for(course_dir: Path, pairs: Sequence[tuple[str, str]], *, sandboxed: b
         for name, source in sources[assignment]:
             out.append(Job(student, assignment, name, files, source, cell_timeout=per_cell,
                            total_timeout=timeout, sandboxed=sandboxed, readonly=sb.readonly,
-                           trusted=tuple(trusted_roots(sb))))
+                           trusted=tuple(trusted_roots(sb)), warm=warm))
     return out
 
 
@@ -175,7 +176,7 @@ class _Merger:
 def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
               jobs: int = DEFAULT_JOBS, timeout: float = 600, *, sandbox: bool = True,
               scheduler: str | None = None, progress: bool = True,
-              budgets: dict[str, float] | None = None) -> list[GradeRun]:
+              budgets: dict[str, float] | None = None, warm: bool = True) -> list[GradeRun]:
     """Autograde submissions on ``jobs`` worker processes (or the Dask cluster at
     ``scheduler``) and write their grades into the gradebook from this process, each as soon
     as it is graded. ``budgets`` gives an assignment's wall-clock budget per submission
@@ -188,7 +189,7 @@ def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
         from .sandbox import check_sandbox
 
         check_sandbox()
-    work = jobs_for(course_dir, todo, sandboxed=sandbox, timeout=timeout)
+    work = jobs_for(course_dir, todo, sandboxed=sandbox, timeout=timeout, warm=warm)
     for job in work:
         job.total_timeout = (budgets or {}).get(job.assignment, timeout)
     merger = _Merger(course_dir, todo, work, sandbox)
@@ -203,7 +204,8 @@ def _over_budget(out: Outcome) -> bool:
 
 def _grade_beside_preflight(course_dir: Path, pairs: Sequence[tuple[str, str]],
                             names: Sequence[str], *, jobs: int, timeout: float, sandbox: bool,
-                            progress: bool, factor: float) -> list[GradeRun]:
+                            progress: bool, factor: float, warm: bool = True
+                            ) -> list[GradeRun]:
     """The local pool grades the pre-flight's solutions first and the class beside them, so
     no worker waits for the pre-flight. Nothing is written until every solution has scored
     full marks and the gradebook holds the current sources; if one did not, grading stops
@@ -214,9 +216,9 @@ def _grade_beside_preflight(course_dir: Path, pairs: Sequence[tuple[str, str]],
 
     from . import preflight as pf
 
-    checks = pf.solution_jobs(course_dir, names, sandboxed=sandbox)
+    checks = pf.solution_jobs(course_dir, names, sandboxed=sandbox, warm=warm)
     flight = pf.Flight(checks)
-    work = jobs_for(course_dir, pairs, sandboxed=sandbox, timeout=timeout)
+    work = jobs_for(course_dir, pairs, sandboxed=sandbox, timeout=timeout, warm=warm)
     merger = _Merger(course_dir, pairs, work, sandbox)
     given: dict[tuple[str, str, str], float] = {}
     held: list[Outcome] = []
@@ -452,7 +454,7 @@ def write_feedback(course_dir: Path, which: Iterable[str],
 def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
                 jobs: int = DEFAULT_JOBS, timeout: float = 600, sandbox: bool = True,
                 scheduler: str | None = None, progress: bool = True,
-                budget_factor: float | None = None) -> ClassResults:
+                budget_factor: float | None = None, warm: bool = True) -> ClassResults:
     """Autograde every submission under ``submitted/`` (of ``which`` assignments, or all),
     after a pre-flight that grades each assignment's own solution the same way (it stops,
     writing nothing, if the solution loses a point) and after recording the current source
@@ -489,14 +491,16 @@ def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
     elif scheduler:
         # A cluster takes every job at once: the pre-flight goes first, then the class.
         flight = preflight(course_dir, names, jobs=jobs, sandboxed=sandbox,
-                           scheduler=scheduler)
+                           scheduler=scheduler, warm=warm)
         refresh_gradebook(course_dir, names)
         runs = autograde(course_dir, pairs, jobs=jobs, timeout=timeout, sandbox=sandbox,
                          scheduler=scheduler, progress=progress,
-                         budgets={a: flight.budget(a, factor, timeout) for a in names})
+                         budgets={a: flight.budget(a, factor, timeout) for a in names},
+                         warm=warm)
     else:
         runs = _grade_beside_preflight(course_dir, pairs, names, jobs=jobs, timeout=timeout,
-                                       sandbox=sandbox, progress=progress, factor=factor)
+                                       sandbox=sandbox, progress=progress, factor=factor,
+                                       warm=warm)
     runs += refused
     took = time.monotonic() - start
     save_runs(course_dir, runs)

@@ -50,8 +50,8 @@ def _hint(message: str) -> str:
     return ""
 
 
-def solution_jobs(course_dir: Path, assignments: Sequence[str], *, sandboxed: bool
-                  ) -> list[Job]:
+def solution_jobs(course_dir: Path, assignments: Sequence[str], *, sandboxed: bool,
+                  warm: bool = True) -> list[Job]:
     """One job per source notebook, its submission the instructor's own solution (with the
     assignment's other files beside it, as a release has them), graded as a student's is."""
     from .grade import cell_timeout
@@ -69,7 +69,7 @@ def solution_jobs(course_dir: Path, assignments: Sequence[str], *, sandboxed: bo
             files = {**extra, path.name: nbformat.writes(sol).encode()}
             out.append(Job(PREFLIGHT, a, path.stem, files, source,
                            cell_timeout=cell_timeout(course_dir), sandboxed=sandboxed,
-                           readonly=sb.readonly, trusted=tuple(trusted_roots(sb))))
+                           readonly=sb.readonly, trusted=tuple(trusted_roots(sb)), warm=warm))
     return out
 
 
@@ -125,10 +125,10 @@ def verdict(o: Outcome) -> str:
 
 
 def preflight(course_dir: Path, assignments: Sequence[str], *, jobs: int, sandboxed: bool,
-              scheduler: str | None = None) -> Preflight:
+              scheduler: str | None = None, warm: bool = True) -> Preflight:
     """Grade each assignment's solution; raise :class:`PipelineError` with the first reason
     it does not score full marks, before anything is written."""
-    work = solution_jobs(course_dir, assignments, sandboxed=sandboxed)
+    work = solution_jobs(course_dir, assignments, sandboxed=sandboxed, warm=warm)
     flight = Flight(work)
     pool.run(work, jobs, scheduler=scheduler, progress=False, what="pre-flight",
              on_done=flight.add)

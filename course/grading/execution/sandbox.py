@@ -469,11 +469,11 @@ class SandboxKernelManager(AsyncKernelManager):
     cleanup_resources = _async_cleanup_resources  # type: ignore[assignment]
 
 
-def make_kernel_manager(scratch: Path, sandbox: Sandbox | None,
-                        kernel_name: str = "python3") -> SandboxKernelManager:
-    km = SandboxKernelManager(kernel_name=kernel_name, transport="ipc",
-                              ip=str(scratch / "kernel"),
-                              connection_file=str(scratch / "kernel.json"))
+def make_kernel_manager(scratch: Path, sandbox: Sandbox | None, kernel_name: str = "python3",
+                        manager: type[SandboxKernelManager] = SandboxKernelManager
+                        ) -> SandboxKernelManager:
+    km = manager(kernel_name=kernel_name, transport="ipc", ip=str(scratch / "kernel"),
+                 connection_file=str(scratch / "kernel.json"))
     km.scratch = scratch
     km.sandbox = sandbox
     if km.kernel_spec is not None:
