@@ -188,9 +188,17 @@ def install() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``nbgrader validate`` on the notebooks named, exiting 1 if any did not validate."""
-    import glob
+    """``nbgrader validate`` on the notebooks named, exiting 1 if any did not validate.
 
+    The warm kernel template (:mod:`course.kernelfork`) starts on a thread of its own while
+    nbgrader is imported, so a copy whose config names ``ReadyKernelManager`` gets its kernel
+    forked as soon as it asks; the template ends with this process."""
+    import glob
+    import threading
+
+    from course import kernelfork
+
+    threading.Thread(target=kernelfork.prewarm, daemon=True).start()
     from nbgrader.apps.validateapp import ValidateApp
 
     install()

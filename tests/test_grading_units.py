@@ -339,3 +339,24 @@ def test_writing_feedback_says_what_it_is_doing(monkeypatch, tmp_path):
                                                       "[feedback 2/2] lab_b"]
     assert "1 page(s)" in lines[0] and lines[2].startswith("[feedback] checking")
     assert grade.write_feedback(tmp_path, [], progress=None) == []  # quiet by default
+
+
+def test_the_longest_assignments_are_graded_first(tmp_path):
+    from course.grading.execution.grade import heaviest_first
+    from course.grading.results.model import GradeRun, save_runs
+
+    def job(student, assignment, size):
+        return engine.Job(student, assignment, assignment, {}, "x" * size)
+
+    work = [job("ann", "short", 10), job("bob", "short", 10), job("ann", "long", 500),
+            job("bob", "long", 500)]
+    order = [(j.assignment, j.student) for j in heaviest_first(tmp_path, work)]
+    assert order == [("long", "ann"), ("long", "bob"), ("short", "ann"), ("short", "bob")]
+    # once every assignment has recorded runs, their seconds decide, not the source's size
+    save_runs(tmp_path, [GradeRun("ann", "short", True, seconds=9.0),
+                         GradeRun("ann", "long", True, seconds=2.0)])
+    order = [j.assignment for j in heaviest_first(tmp_path, work)]
+    assert order == ["short", "short", "long", "long"]
+    # a run that failed says nothing of how long grading takes
+    save_runs(tmp_path, [GradeRun("ann", "short", False, seconds=0.0)])
+    assert heaviest_first(tmp_path, work)[0].assignment == "long"

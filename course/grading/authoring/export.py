@@ -52,6 +52,10 @@ except ImportError:  # the course package is not importable here: messages stay 
     pass
 else:
     install()
+    # Validate's kernel is forked from a warm one this Jupyter server keeps
+    # (course/kernelfork.py): the first click starts it; later clicks wait a fraction of a
+    # second for their kernel instead of a Python start and the course's imports.
+    c.Execute.kernel_manager_class = "course.kernelfork.ReadyKernelManager"
 '''
 
 # Where nbgrader's exchange lives is a deployment choice (nbgrader's own default is

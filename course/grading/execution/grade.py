@@ -25,6 +25,7 @@ from ..results.diagnose import mutants_of
 from ..results.model import (
     ClassResults,
     GradeRun,
+    load_runs,
     needs_review,
     save_reviews,
     save_runs,
@@ -109,6 +110,29 @@ def jobs_for(course_dir: Path, pairs: Sequence[tuple[str, str]], *, sandboxed: b
     return out
 
 
+def heaviest_first(course_dir: Path, work: Sequence[Job]) -> list[Job]:
+    """``work`` with the assignments that take longest first, so the pool does not end on
+    one long notebook while the other workers sit idle. How long an assignment takes is the
+    mean of its submissions' seconds in the last recorded runs (``grade_runs.json``) when
+    every assignment has some, else the size of its source notebook; students keep their
+    order within an assignment."""
+    try:
+        runs = load_runs(course_dir)
+    except PipelineError:
+        runs = []
+    took: dict[str, list[float]] = {}
+    for r in runs:
+        if r.ok and r.seconds > 0:
+            took.setdefault(r.assignment, []).append(r.seconds)
+    names = {j.assignment for j in work}
+    if names <= set(took):
+        weight = {a: sum(took[a]) / len(took[a]) for a in names}
+    else:
+        weight = {a: float(len(next(j.source for j in work if j.assignment == a)))
+                  for a in names}
+    return sorted(work, key=lambda j: -weight[j.assignment])
+
+
 class _Merger:
     """Writes each submission into the course as soon as all its notebooks are graded and
     writing is allowed (:meth:`allow`); until then outcomes wait here."""
@@ -189,7 +213,8 @@ def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
         from .sandbox import check_sandbox
 
         check_sandbox()
-    work = jobs_for(course_dir, todo, sandboxed=sandbox, timeout=timeout, warm=warm)
+    work = heaviest_first(course_dir, jobs_for(course_dir, todo, sandboxed=sandbox,
+                                               timeout=timeout, warm=warm))
     for job in work:
         job.total_timeout = (budgets or {}).get(job.assignment, timeout)
     merger = _Merger(course_dir, todo, work, sandbox)
@@ -218,7 +243,8 @@ def _grade_beside_preflight(course_dir: Path, pairs: Sequence[tuple[str, str]],
 
     checks = pf.solution_jobs(course_dir, names, sandboxed=sandbox, warm=warm)
     flight = pf.Flight(checks)
-    work = jobs_for(course_dir, pairs, sandboxed=sandbox, timeout=timeout, warm=warm)
+    work = heaviest_first(course_dir, jobs_for(course_dir, pairs, sandboxed=sandbox,
+                                               timeout=timeout, warm=warm))
     merger = _Merger(course_dir, pairs, work, sandbox)
     given: dict[tuple[str, str, str], float] = {}
     held: list[Outcome] = []
