@@ -63,7 +63,8 @@ def test_copy_ships_the_settings(copy):
     assert plugins == sorted([*LAB_DISABLED_PLUGINS, "@jupyter/nbgrader:assignment-list"])
     assert extensions == {"nbgrader.server_extensions.formgrader": False,
                           "nbgrader.server_extensions.course_list": False,
-                          "nbgrader.server_extensions.assignment_list": False}
+                          "nbgrader.server_extensions.assignment_list": False,
+                          "course.kernelfork": True}
     assert not set(STUDENT_PLUGINS) & set(LAB_DISABLED_PLUGINS)
     readme = (copy / "README.md").read_text()
     assert "this copy has no Assignment\nList" in readme and "{" not in readme

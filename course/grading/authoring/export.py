@@ -149,6 +149,9 @@ SERVER_DISABLED_EXTENSIONS = (
 #: say "Error fetching courses!" and that the exchange directory does not exist.
 EXCHANGE_PLUGINS = ("@jupyter/nbgrader:assignment-list",)
 EXCHANGE_SERVER_EXTENSIONS = ("nbgrader.server_extensions.assignment_list",)
+#: On in a copy: starts Validate's warm kernel template with the server, so the first click
+#: is as quick as the rest (course/kernelfork.py).
+SERVER_ENABLED_EXTENSIONS = ("course.kernelfork",)
 
 
 def disabled_plugins(exchange: bool) -> tuple[str, ...]:
@@ -179,8 +182,8 @@ IPC_CONFIG_FILES = ("jupyter_server_config.py", "jupyter_nbconvert_config.py")
 def write_student_lab_config(folder: Path, exchange: bool = True) -> list[Path]:
     """Write ``folder/.jupyter``: page config that disables the instructor's lab plugins and
     the news prompt (and the Assignment List, without an ``exchange``), server config that
-    turns off the matching server extensions, and :data:`IPC_KERNELS` for the server's and
-    nbconvert's kernels."""
+    turns off the matching server extensions and turns on the warm Validate kernel's, and
+    :data:`IPC_KERNELS` for the server's and nbconvert's kernels."""
     config = folder / LAB_CONFIG_DIR
     page = config / "labconfig" / "page_config.json"
     server = config / "jupyter_server_config.json"
@@ -190,8 +193,9 @@ def write_student_lab_config(folder: Path, exchange: bool = True) -> list[Path]:
         indent=2) + "\n",
         encoding="utf-8")
     server.write_text(json.dumps(
-        {"ServerApp": {"jpserver_extensions": dict.fromkeys(
-            disabled_server_extensions(exchange), False)}},
+        {"ServerApp": {"jpserver_extensions": {
+            **dict.fromkeys(disabled_server_extensions(exchange), False),
+            **dict.fromkeys(SERVER_ENABLED_EXTENSIONS, True)}}},
         indent=2) + "\n", encoding="utf-8")
     ipc = [config / name for name in IPC_CONFIG_FILES]
     for path in ipc:
