@@ -153,3 +153,20 @@ def test_the_phases_of_grading_are_timed(template):
     assert out.ok and set(out.phases) <= set(engine.PHASES)
     assert {"parse", "sandbox", "kernel", "cells", "stop", "write"} <= set(out.phases)
     assert all(v >= 0 for v in out.phases.values())
+
+
+PLOT = "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.title('drawn')"
+
+
+@pytest.mark.parametrize("warm_kernel", [True, False])
+def test_a_plot_is_shown_as_an_image_warm_or_cold(template, warm_kernel):
+    """The template imports the inline backend before any shell exists; a kernel forked from
+    it must still send each cell's figures as images, as a kernel started cold does."""
+    job = _job("a", PLOT)
+    job.warm = warm_kernel
+    out = engine.grade_job(job)
+    assert out.ok, out.error
+    images = [o for c in nbformat.reads(out.executed, 4).cells for o in c.get("outputs", [])
+              if "image/png" in o.get("data", {})]
+    assert len(images) == 1, "the figure reaches the executed notebook as one PNG"
+    assert _kernels() == (1 if warm_kernel else 0)
