@@ -194,7 +194,7 @@ def test_the_grader_serves_the_test_cells_fakes_and_leaves_the_demo_cells_their_
 
     from course.grading.authoring.build import solution_notebook
     from course.grading.execution import engine
-    from course.grading.execution.grade import expected_scores
+    from course.grading.execution.engine import expected_scores
 
     from . import ROOT
 

@@ -384,7 +384,7 @@ def test_no_judge_line_is_sent_to_the_kernel(monkeypatch):
                                       sandboxed=False))
     assert out.ok, out.error
     nb = nbformat.reads(out.executed, as_version=4)
-    from course.grading.execution.grade import expected_scores
+    from course.grading.execution.engine import expected_scores
 
     assert sum(v or 0 for v in expected_scores(nb, False).values()) == 14
     everything = "\n".join(sent)

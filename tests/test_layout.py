@@ -85,3 +85,60 @@ def test_a_student_copy_runs_every_release_notebook(root, tmp_path):
         assert failed[0].error.startswith("NotImplementedError"), \
             f"{path.name}: code cell {failed[0].index} failed first: {failed[0].error}"
         assert cells[-1].passed, f"{path.name}: {cells[-1].error}"
+
+
+def _cycles(modules: dict[str, Path]) -> list[list[str]]:
+    """The import cycles among ``modules`` (name -> file), imports inside functions
+    included: each strongly connected group of two or more modules, sorted."""
+    graph = {m: {i for i in _imports(p) if i in modules and i != m}
+             for m, p in modules.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = stack[stack.index(v):]
+            del stack[stack.index(v):]
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _modules(top: Path) -> dict[str, Path]:
+    out = {}
+    for p in sorted(top.rglob("*.py")):
+        name = ".".join(p.relative_to(top.parent).with_suffix("").parts)
+        out[name.removesuffix(".__init__")] = p
+    return out
+
+
+def test_no_two_modules_of_course_import_each_other(root):
+    """One job per module, layered: a module never imports one that imports it back, even
+    from inside a function (the grade and pre-flight modules once did)."""
+    cycles = _cycles(_modules(root / "course"))
+    assert not cycles, f"import cycles in course/: {cycles}; move what both need to a " \
+        "module below them"
+
+
+def test_the_cycle_finder_finds_a_cycle_through_a_local_import(tmp_path):
+    pkg = tmp_path / "course"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("from . import b\n")
+    (pkg / "b.py").write_text("def f():\n    from .c import g\n")
+    (pkg / "c.py").write_text("import course.a\n")
+    (pkg / "d.py").write_text("from . import a\n")
+    assert _cycles(_modules(pkg)) == [["course.a", "course.b", "course.c"]]

@@ -26,6 +26,8 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 CONFIG_FILE = "nbgrader_config.py"
+#: Seconds a cell may run when the course's config sets no ``c.Execute.timeout``.
+CELL_TIMEOUT = 30
 # Arguments for every kernel the course starts: no history file, network guard on.
 KERNEL_ARGS = [
     "--HistoryManager.hist_file=:memory:",
@@ -146,3 +148,14 @@ def parallel(fn: Callable[[T], R], items: Sequence[T], jobs: int) -> list[R]:
         return [fn(i) for i in items]
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         return list(pool.map(fn, items))
+
+
+def cell_timeout(course_dir: Path) -> float:
+    """``c.Execute.timeout`` from the course's ``nbgrader_config.py``."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    try:
+        cfg = PyFileConfigLoader(CONFIG_FILE, path=str(course_dir)).load_config()
+        return float(cfg.Execute.timeout) if "timeout" in cfg.Execute else CELL_TIMEOUT
+    except Exception:  # noqa: BLE001 - a broken config is nbgrader's to report
+        return CELL_TIMEOUT

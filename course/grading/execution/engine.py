@@ -29,15 +29,14 @@ from course import hub as served
 from course.observe import RECORD_MIME
 
 from ..authoring.markers import TestParts, split, test_parts
-from ..runner import KERNEL_ARGS
+from ..runner import CELL_TIMEOUT, KERNEL_ARGS
 from . import boundary, judge, probe
 from .fakehub import Hub
 from .files import refusal
 from .sanitize import nbgrader_meta as _meta
 from .sanitize import sanitize
 
-#: Per-cell limit, as in ``nbgrader_config.py`` (``c.Execute.timeout``).
-CELL_TIMEOUT = 30
+#: How long a kernel may take to start, in seconds.
 STARTUP_TIMEOUT = 60
 #: Everything one notebook's kernel may show, in characters of JSON: past it, outputs are
 #: dropped (records are not outputs: they still reach the grader).
@@ -133,6 +132,20 @@ class KernelStartFailure(GradeFailure):
 def is_test(cell: NotebookNode) -> bool:
     m = _meta(cell)
     return bool(m.get("grade")) and not m.get("solution") and cell.cell_type == "code"
+
+
+def expected_scores(nb: nbformat.NotebookNode, flagged: bool) -> dict[str, float | None]:
+    """Every graded cell's automatic score, computed from the executed notebook alone; a
+    submission flagged for review scores 0 on its test cells."""
+    from nbgrader.utils import determine_grade, is_grade
+
+    out: dict[str, float | None] = {}
+    for cell in nb.cells:
+        if is_grade(cell):
+            score, _ = determine_grade(cell)
+            out[cell.metadata["nbgrader"]["grade_id"]] = 0.0 if flagged and is_test(cell) \
+                else score
+    return out
 
 
 def parse_submission(text: str, name: str) -> NotebookNode:

@@ -32,17 +32,17 @@ from ..results.model import (
     scores,
 )
 from ..runner import (
-    CONFIG_FILE,
     DEFAULT_JOBS,
     PipelineError,
     assignments,
+    cell_timeout,
     last_error,
     nbgrader,
     read_notebook,
     select,
 )
 from . import boundary, pool
-from .engine import CELL_TIMEOUT, Job, Outcome, is_test
+from .engine import Job, Outcome, expected_scores
 from .files import copy_submission, read_submission, skipped_note
 
 #: What a student id may look like: it names folders and gradebook rows, and nbgrader's
@@ -68,17 +68,6 @@ def submissions(course_dir: Path) -> list[tuple[str, str]]:
         return []
     return sorted((s.name, a.name) for s in sub.iterdir() if s.is_dir()
                   for a in s.iterdir() if a.is_dir())
-
-
-def cell_timeout(course_dir: Path) -> float:
-    """``c.Execute.timeout`` from the course's ``nbgrader_config.py``."""
-    from traitlets.config.loader import PyFileConfigLoader
-
-    try:
-        cfg = PyFileConfigLoader(CONFIG_FILE, path=str(course_dir)).load_config()
-        return float(cfg.Execute.timeout) if "timeout" in cfg.Execute else CELL_TIMEOUT
-    except Exception:  # noqa: BLE001 - a broken config is nbgrader's to report
-        return CELL_TIMEOUT
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -303,20 +292,6 @@ def _grade_beside_preflight(course_dir: Path, pairs: Sequence[tuple[str, str]],
 
 
 # -- the parent writes the gradebook ---------------------------------------------------------
-
-
-def expected_scores(nb: nbformat.NotebookNode, flagged: bool) -> dict[str, float | None]:
-    """Every graded cell's automatic score, computed from the executed notebook alone; a
-    submission flagged for review scores 0 on its test cells."""
-    from nbgrader.utils import determine_grade, is_grade
-
-    out: dict[str, float | None] = {}
-    for cell in nb.cells:
-        if is_grade(cell):
-            score, _ = determine_grade(cell)
-            out[cell.metadata["nbgrader"]["grade_id"]] = 0.0 if flagged and is_test(cell) \
-                else score
-    return out
 
 
 def merge(course_dir: Path, student: str, assignment: str, outs: Sequence[Outcome]) -> None:

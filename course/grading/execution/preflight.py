@@ -16,9 +16,9 @@ from pathlib import Path
 import nbformat
 
 from ..authoring.build import solution_notebook
-from ..runner import PipelineError
+from ..runner import PipelineError, cell_timeout
 from . import pool
-from .engine import Job, Outcome
+from .engine import Job, Outcome, expected_scores
 
 #: The student id of a pre-flight job: not a safe id (:data:`.grade.SAFE_ID`), so no
 #: student's submission can be taken for one.
@@ -54,7 +54,6 @@ def solution_jobs(course_dir: Path, assignments: Sequence[str], *, sandboxed: bo
                   warm: bool = True) -> list[Job]:
     """One job per source notebook, its submission the instructor's own solution (with the
     assignment's other files beside it, as a release has them), graded as a student's is."""
-    from .grade import cell_timeout
     from .sandbox import default_sandbox, trusted_roots
 
     sb = default_sandbox()
@@ -107,7 +106,6 @@ class Flight:
 
 def verdict(o: Outcome) -> str:
     """Why this graded solution means the class must not be graded here ("" if it may)."""
-    from .grade import expected_scores
 
     where = f"pre-flight: the solution of {o.assignment}/{o.notebook}"
     if not o.ok:

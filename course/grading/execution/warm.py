@@ -22,8 +22,9 @@ ran, copy-on-write. The template is not dumpable (``PR_SET_DUMPABLE`` 0): a chil
 as the same user cannot ptrace it or read its memory or file descriptors through
 ``/proc``. A child that kills or stops the template costs time only: a template that has
 ended, is stopped, or does not answer within ``kernelfork.ANSWER_TIMEOUT`` is killed with
-its sandbox, and the next submission gets a new one. Any failure here falls back to a cold kernel
-(:class:`.engine.KernelStartFailure` is retried cold).
+its sandbox, and the next submission gets a new one. Any failure here falls back to a cold
+kernel: the engine makes a failure to start a :class:`.engine.KernelStartFailure`, which it
+retries cold.
 """
 
 from __future__ import annotations
@@ -258,17 +259,15 @@ class WarmKernelManager(SandboxKernelManager):
     template: Template
 
     async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
-        from .engine import KernelStartFailure
-
         if "ipykernel_launcher" not in kernel_cmd:
-            raise KernelStartFailure("the kernel is not ipykernel; it is started cold")
+            raise TemplateError("the kernel is not ipykernel; it is started cold")
         for f in Path(self.connection_file).parent.glob("kernel*.json"):
             os.chown(f, NOBODY, NOBODY)
         argv = kernel_cmd[kernel_cmd.index("ipykernel_launcher") + 1:]
         try:
             kernel, self.group = self.template.fork(argv)
         except (OSError, TemplateError) as exc:
-            raise KernelStartFailure(str(exc)) from None
+            raise TemplateError(str(exc)) from None
         prov = self.provisioner
         assert prov is not None
         prov.process, prov.pid, prov.pgid = kernel, kernel.pid, None  # type: ignore[attr-defined]
