@@ -378,6 +378,86 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         'It returns a `bool` and never raises.':
             ('contained_raises',),
     },
+    "lab07_cache_audit": {
+        'A changed line is the marker glued to the rendered line, indentation kept and no space '
+        'added (`- "model": "claude-opus-5",`), in the order `difflib.unified_diff(a, b, '
+        'lineterm="", n=0)` yields them: for each run of changed lines, its `-` lines, then its '
+        '`+` lines.':
+            ('space_after_marker', 'all_minus_lines_first'),
+        'A line "contains" a probe when it contains the probe *as the render writes it*, '
+        '`json.dumps(probe)[1:-1]`: a quote becomes `\\"` and `café` becomes `caf\\u00e9` in the '
+        "JSON, so matching the raw string would keep such a probe's own line in the diff.":
+            ('raw_probe_matched',),
+        '**Out:** whether the prompt cache actually warms, measured from `usage`, and when it '
+        'does not, the line of the payload that broke it.':
+            ('hit_rate_from_first_call', 'denominator_without_writes', 'sort_keys_hides_dict_order',
+             'probe_lines_not_filtered'),
+        '`hit_rate` is not rounded; the verdict compares it strictly (`0.7` exactly is WEAK).':
+            ('hit_rate_rounded', 'healthy_at_exactly_0_7', 'weak_at_exactly_0_1'),
+        '**Prices** per million tokens, input/output: claude-opus-5 \\$5/\\$25, claude-sonnet-5 '
+        '\\$2/\\$10, claude-haiku-4-5 \\$1/\\$5.':
+            ('stale_sonnet_price', 'haiku_old_price', 'opus_old_price'),
+        'A token written to the cache bills at 1.25× the input rate (2× for a `"ttl": "1h"` '
+        'write), a token read from it at 0.10×.':
+            ('writes_priced_as_input', 'cache_reads_full_price'),
+    },
+    "lab11_context_reduction": {
+        '**`reduce_while_over`** calls `reduce_once(window)` (which shortens the list `window` in '
+        'place and returns `True`, or `False` when it cannot cut any more) for as long as '
+        '`count(window) > budget`, and returns how many **cuts** it made.':
+            ('cuts_at_the_budget', 'one_cut_per_step', 'returns_the_window', 'per_step_compaction'),
+        'At or below the budget it never calls it (so it returns 0).':
+            ('per_step_compaction', 'cuts_at_the_budget'),
+        'It stops at the first call whose result is false: that call cut nothing and is not '
+        'counted.':
+            ('refused_call_counted',),
+        'Five items over a budget of 3 is two cuts; a `reduce_once` that refuses at once gives 0.':
+            ('cuts_at_the_budget', 'one_cut_per_step', 'refused_call_counted'),
+        '**`StateStore`**: one slot per key.':
+            ('unkeyed_store',),
+        '`put` stores `text` and `step` under `key`, and a second `put` with the same key '
+        'replaces both.':
+            ('unkeyed_store', 'first_put_wins'),
+        '`render()` returns `""` for an empty store, otherwise the line `State:` followed by one '
+        'line per slot, `- {key}: {text}`, in sorted key order.':
+            ('render_in_insertion_order', 'empty_store_renders_header'),
+        'The old value of a replaced slot appears nowhere.':
+            ('unkeyed_store', 'first_put_wins'),
+        '**`TrustGate(store, extract=extract)`**: `ingest(turn)` runs `extract(turn)`, which '
+        'gives `(key, text)` pairs.':
+            ('given_extract_ignored',),
+        'Facts from a turn whose `role` is `"user"` or `"assistant"` go into the store with '
+        '`turn.step`; facts from **any other role** (a `"tool"` result, but also a `"system"` '
+        'note or a retrieved page) are appended to `quarantine` as a tuple `(turn.step, key, '
+        'text)` and never touch the store.':
+            ('ungated_extractor', 'tool_role_only_quarantined', 'quarantine_without_step',
+             'quarantined_and_stored', 'assistant_not_trusted'),
+        'Trust is a list of who may write, not a list of who may not.':
+            ('tool_role_only_quarantined',),
+        '**`judge(window, probe)`** is `True` only if `probe.answer` occurs in `window`, **no** '
+        'string of `probe.stale` occurs in it, and **no** string of `probe.forbidden` occurs in '
+        'it.':
+            ('presence_only_judge', 'forbidden_not_checked', 'first_stale_only',
+             'answer_not_required'),
+        'All three are plain, case-sensitive substring tests.':
+            ('judge_ignores_case',),
+        'A garbled answer is a missing answer.':
+            ('answer_not_required',),
+    },
+    "lecture04_context_cache": {
+        '**Out:** each `assemble_*` returns the context to send; `ledger` returns a '
+        '`LedgerReport` (tokens per turn, cumulative, compaction traffic, held, the turn a window '
+        'binds, the turn of an overflow, and the eviction log); `retry_allowed` says whether a '
+        'tool call that ended in `state` may be sent again; `with_request_key` wraps a write so '
+        'that a replayed call commits once.':
+            ('compact_sends_raw_turns', 'window_newest_first', 'fifo_evicts_preamble',
+             'ledger_counts_own_append', 'ledger_summary_output_tokens', 'ledger_held_is_largest',
+             'ledger_binds_zero', 'ledger_overflow_at_limit', 'ledger_logs_every_absence',
+             'retries_timeouts', 'retry_never_after_crash', 'dedup_on_local_id',
+             'key_table_of_its_own'),
+    },
+    "tier2_langgraph": {
+    },
 }
 
 PROSE: dict[str, dict[str, str]] = {
@@ -464,6 +544,49 @@ PROSE: dict[str, dict[str, str]] = {
         'It returns a string that starts with `Error:` when':
             'introduces the list of Error: cases below',
     },
+    "lab07_cache_audit": {
+        '**In:** a *builder*: a function of yours that takes a question and returns the keyword '
+        'arguments of one `client.messages.create` call (model, system, tools, messages).':
+            'the inputs',
+        'Source: [Claude pricing](https://platform.claude.com/docs/en/about-claude/pricing) and '
+        "each model's page, read 2026-12-02 (claude-sonnet-5 was priced here at \\$3/\\$15 "
+        'before; its page lists \\$2/\\$10).':
+            'the source of the prices',
+        'The fake API in this lab caches prompts the way the real one does '
+        '(`course.promptcache`): it renders tools, then system, then messages; it caches the '
+        'prefix up to each `cache_control` breakpoint, keyed by the model and the exact bytes; a '
+        'breakpoint also reads an entry written at most 20 blocks before it; it ignores a prefix '
+        "shorter than the model's minimum (512 tokens for claude-opus-5, the model here; 1,024 "
+        'for claude-sonnet-5; 4,096 for claude-haiku-4-5); and entries expire after 5 minutes on '
+        'a fake clock.':
+            'the setting: how the fake API caches prompts',
+        'Source: [Prompt '
+        'caching](https://platform.claude.com/docs/en/build-with-claude/prompt-caching), "Cache '
+        'limitations".':
+            'the source of the cache rules above',
+    },
+    "lab11_context_reduction": {
+    },
+    "lecture04_context_cache": {
+        '**In:** a transcript is a list of entries, dicts with an `"id"`, a `"kind"`, the '
+        '`"turn"` that added them and a `"tokens"` size.':
+            'the inputs',
+        "`budget.context_limit` is the model's limit.":
+            'the inputs',
+        '`summarize(history, target)` is the (fake) summarizing model call.':
+            'the inputs',
+        'Everything runs offline: the model is a scripted fake behind the real Anthropic SDK.':
+            'the setting',
+    },
+    "tier2_langgraph": {
+        '(each section repeats the details)':
+            "points to the sections below, where each function's rules are stated",
+        'Every graded cell has a visible check for the most likely mistake and **hidden tests** '
+        'that check more cases.':
+            'how the notebook is graded',
+        'Everything runs offline in a few seconds.':
+            'the setting',
+    },
 }
 
 _PENDING = "its API block is not mapped yet"
@@ -471,8 +594,4 @@ NOT_MAPPED: dict[str, str] = {
     "capstone_integrated_loop": _PENDING,
     "lab05_semantic_cache": _PENDING,
     "lab06_eval_harness": _PENDING,
-    "lab07_cache_audit": _PENDING,
-    "lab11_context_reduction": _PENDING,
-    "lecture04_context_cache": _PENDING,
-    "tier2_langgraph": _PENDING,
 }

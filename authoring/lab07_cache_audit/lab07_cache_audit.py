@@ -319,6 +319,13 @@ try:
 except KeyError:
     unknown = KeyError
 assert unknown is KeyError, f"a model not in PRICE raises KeyError, not a price: got {unknown!r}"
+for model, (usd_in, usd_out) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (2, 10),
+                                 "claude-haiku-4-5": (1, 5)}.items():
+    rate = PRICE.get(model)
+    assert (isinstance(rate, dict) and abs(rate.get("in", 0) - usd_in / 1e6) < 1e-15
+            and abs(rate.get("out", 0) - usd_out / 1e6) < 1e-15), (
+        f"PRICE holds dollars per TOKEN, not per million: PRICE[{model!r}] should be "
+        f"{{'in': {usd_in} / 1_000_000, 'out': {usd_out} / 1_000_000}}, got {rate!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -330,7 +337,9 @@ rec = record(healthy=call_usd(210, 6_100, 18_400, 400), broken=call_usd(18_610, 
              table_bug=call_usd(210, 6_100, 0, 400), bug_in=call_usd(210, 6_100, 0, 0),
              healthy_in=call_usd(210, 6_100, 18_400, 0),
              alone=[[_counts, _m, call_usd(*_counts, model=_m)] for _counts, _m in _alone],
-             unknown=outcome(call_usd, 10, 0, 0, 10, model="claude-opus-4"))
+             unknown=outcome(call_usd, 10, 0, 0, 10, model="claude-opus-4"),
+             price={_m: PRICE.get(_m) for _m in
+                    ("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5")})
 ### JUDGE
 import math
 
@@ -361,6 +370,14 @@ _raised = rec["unknown"]["raised"]
 _raised = _raised["type"] if _raised else None
 assert _raised == "KeyError", (
     f"a model not in PRICE raises KeyError, not a price: got {rec['unknown']!r}")
+for _m, (_pin, _pout) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (2, 10),
+                          "claude-haiku-4-5": (1, 5)}.items():
+    _p = rec["price"][_m]
+    assert (isinstance(_p, dict) and isinstance(_p.get("in"), int | float)
+            and isinstance(_p.get("out"), int | float)
+            and math.isclose(_p["in"] * 1e6, _pin) and math.isclose(_p["out"] * 1e6, _pout)), (
+        f"PRICE holds dollars per TOKEN, not per million: PRICE[{_m!r}] should be "
+        f"in {_pin}e-6, out {_pout}e-6; got {_p}")
 ### END HIDDEN TESTS
 
 # %% id="hit_rate_on_last_call" kind="tests" points=2

@@ -411,6 +411,11 @@ _mine = TrustGate(StateStore(), extract=lambda t: [("id:x", "given extract")])
 _mine.ingest(cr.Turn(7, "tool", "anything"))
 assert _mine.quarantine == [(7, "id:x", "given extract")], (
     f"TrustGate must use the extract it is given; quarantine: {_mine.quarantine}")
+_trusted = StateStore()
+TrustGate(_trusted).ingest(cr.Turn(6, "assistant", "Decision: run the security review."))
+assert "run the security review" in _trusted.render(), (
+    "an assistant turn is trusted: its fact must go into the store, not the quarantine; "
+    f"the store renders {_trusted.render()!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -484,6 +489,10 @@ assert judge("keep it\ndo not check", _guarded) is False, (
     "a forbidden string sits beside the answer and the judge passed it: check probe.forbidden")
 assert judge("Keep It", _guarded) is False, (
     "the tests are case-sensitive substring tests: 'Keep It' does not contain 'keep it'")
+_two_stale = cr.Probe("two stale", "alpha", stale=("beta", "gamma"))
+assert judge("alpha\ngamma", _two_stale) is False, (
+    "the second stale value sits beside the answer and the judge passed it: check every "
+    "string of probe.stale, not only the first")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 

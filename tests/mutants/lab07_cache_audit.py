@@ -142,3 +142,39 @@ MUTANTS = [
         loses={"invalidator_ignores_probe"},
     ),
 ]
+MUTANTS += [
+    Mutant(
+        name="haiku_old_price",
+        bug="claude-haiku-4-5 priced at $0.80/$4 per MTok, an older Haiku's rate, instead of "
+            "the $1/$5 its model page lists",
+        cell="price",
+        old='"claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},',
+        new='"claude-haiku-4-5": {"in": 0.8 / 1_000_000, "out": 4 / 1_000_000},',
+        loses={"call_usd_four_terms"},
+    ),
+    Mutant(
+        name="opus_old_price",
+        bug="claude-opus-5 priced at $15/$75 per MTok, an older Opus's rate, instead of $5/$25",
+        cell="price",
+        old='"claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},',
+        new='"claude-opus-5": {"in": 15 / 1_000_000, "out": 75 / 1_000_000},',
+        loses={"call_usd_four_terms"},
+    ),
+]
+MUTANTS += [
+    Mutant(
+        name="price_per_mtok",
+        bug="PRICE holds the table's dollars per million tokens and call_usd divides by a "
+            "million: every total is right, but PRICE is not in dollars per token as the API "
+            "block states",
+        cell="price",
+        old='"claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},\n'
+            '    "claude-sonnet-5": {"in": 2 / 1_000_000, "out": 10 / 1_000_000},\n'
+            '    "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},',
+        new='"claude-opus-5": {"in": 5, "out": 25},\n'
+            '    "claude-sonnet-5": {"in": 2, "out": 10},\n'
+            '    "claude-haiku-4-5": {"in": 1, "out": 5},',
+        patches=(("call_usd", '+ out * rate["out"])', '+ out * rate["out"]) / 1_000_000'),),
+        loses={"call_usd_four_terms"},
+    ),
+]
