@@ -458,6 +458,140 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "tier2_langgraph": {
     },
+    "capstone_integrated_loop": {
+        '| `ok` | True only for a passed goal predicate or a cache hit |':
+            ('ok_from_text',),
+        '| `partial` | True for a controlled stop: `budget`, `loop_guard`, `step_cap` |':
+            ('max_tokens_is_partial', 'budget_stop_not_partial'),
+        '| `stop` | `"answered"`, `"cache_hit"`, `"max_tokens"`, `"refusal"`, `"stop_reason"`, '
+        '`"api_error"`, `"budget"`, `"loop_guard"` or `"step_cap"` |':
+            ('refusal_not_handled', 'unknown_stop_reason_answers', 'step_cap_named_max_steps'),
+        '| `text` | the answer (the cached one on a hit), `""` when not `ok` |':
+            ('truncated_text_returned', 'reads_content_0'),
+        '| `source` | `"semantic_cache"` on a hit, else `"model"` |':
+            ('source_named_cache',),
+        '| `usd` | `budget.spent` (0.0 on a hit) |':
+            ('usd_only_when_answered',),
+        "| `trace` | the run's `Trace`, with `trace.text = text` and `trace.usd = usd` |":
+            ('trace_fields_not_set',),
+        '**`authorize`** is an allow-list.':
+            ('deny_list_authorize',),
+        'A tool in `world.READ_ONLY` is allowed.':
+            ('read_only_asks_the_console',),
+        'A tool in `world.WRITE` is allowed only when `tenant` is non-empty **and** '
+        '`approved(tenant, tool, args)` returns exactly `True`: `approved` is the support '
+        'console, where a person confirmed that exact write.':
+            ('write_without_tenant_check', 'approved_truthy', 'model_confirms_own_write'),
+        'Anything the model put in `args` (a `"confirmed": true`, say) never counts.':
+            ('model_confirms_own_write',),
+        'Every other tool is denied.':
+            ('deny_list_authorize',),
+        'A *claim* is a line whose stripped text starts with `Claim`; its *label* is the text '
+        'before its first `:`, stripped (`Claim 2`).':
+            ('claim_lines_not_stripped', 'label_is_whole_claim'),
+        'A citation is `[src:<id>]`; it *resolves* when `<id>` occurs inside the `result` of a '
+        'step of `trace.steps` whose `is_error` is False.':
+            ('error_results_resolve', 'citation_equals_result'),
+        '`<id>` is the text up to the next `]`, stripped of spaces; an empty id (`[src:]`, '
+        '`[src: ]`) never resolves, because the empty string occurs in every result and would '
+        'verify anything.':
+            ('id_not_stripped', 'empty_citation_resolves'),
+        'The answer passes when it has at least one claim and every claim has at least one '
+        'citation and all of its citations resolve: return `(True, "")`.':
+            ('no_claims_pass', 'uncited_claim_passes', 'any_citation_resolves'),
+        'With no claim at all (an empty answer included) return `(False, NO_CLAIMS)`.':
+            ('no_claims_pass',),
+        "Otherwise return `(False, UNVERIFIED.format(labels=...))`, the failing claims' labels "
+        'in order, joined by `", "`.':
+            ('label_is_whole_claim', 'uncited_claim_passes'),
+        '**Semantic cache first.** `guards.cache.get(request, namespace=tenant)`; anything but '
+        '`None` is a hit: return it at once, with no model call and `usd` 0.0. 2.':
+            ('falsy_hit_is_a_miss', 'cache_not_namespaced', 'budget_made_before_cache'),
+        'Otherwise make `budget = guards.Budget(limit_usd)`, `loop_guard = '
+        'guards.LoopGuard(max_steps=max_steps)` and the history `[{"role": "user", "content": '
+        'request}]`.':
+            ('loop_guard_default_steps', 'budget_made_per_call', 'loop_guard_made_per_call'),
+        'Then at most `max_steps` model calls (**bounded**), each as below. 3.':
+            ('step_cap_off_by_one',),
+        '**Retry around the call, charging inside it.** `reply = guards.retry(attempt)`, where '
+        '`attempt()` calls `client.messages.create(**guards.agent.request(messages))`, then '
+        '`guards.ledger.record("agent", guards.agent.model, reply.usage, ms)` (elapsed '
+        'milliseconds, a float), then `budget.charge(guards.agent.model, reply.usage)`, and '
+        'returns the reply.':
+            ('retries_not_charged', 'budget_checked_before_charging'),
+        'So every attempt that got a reply is recorded and charged, **before** anyone reads its '
+        '`stop_reason`.':
+            ('retries_not_charged', 'budget_checked_before_charging'),
+        'If `guards.retry` raises any `Exception`, return a failure. 4.':
+            ('api_error_escapes', 'catches_api_error_only'),
+        '`stop_reason` **`max_tokens`** or **`refusal`** (content may be `[]`) is a failure; so '
+        'is any stop reason other than `end_turn` and `tool_use`. 5.':
+            ('refusal_not_handled', 'unknown_stop_reason_answers'),
+        '**`end_turn`**: the answer is the text of the reply\'s text blocks joined with `""` '
+        '(read blocks by `type`: the first one is often `thinking`).':
+            ('reads_content_0',),
+        '`passed, feedback = guards.goal(answer, trace)`.':
+            ('end_turn_trusted', 'cache_filled_before_predicate'),
+        'On a pass, and only if `guards.cacheable(request, answer)`, `guards.cache.put(request, '
+        'answer, namespace=tenant)`; then return success (the **only** success exit).':
+            ('put_ignores_cacheable', 'cache_filled_before_predicate', 'put_not_namespaced'),
+        'On a fail, append the reply as an assistant message (skip it if its content is empty) '
+        'and make this turn\'s user blocks `[{"type": "text", "text": feedback}]`. 6.':
+            ('rejected_answer_dropped', 'empty_answer_appended'),
+        '**`tool_use`**: append `{"role": "assistant", "content": reply.content}`, every block '
+        'as it came: a `claude-opus-5` reply begins with a `thinking` block, and the API answers '
+        '400 to tool results whose assistant turn lost it or changed it.':
+            ('drops_thinking', 'appends_assistant_twice'),
+        'Then for each `tool_use` block, in order: **authorize first**, `guards.authorize(name, '
+        'input, tenant)`.':
+            ('authorize_after_execute',),
+        'A denial is the result `"Not permitted: <name>"` with `is_error` True; nothing runs and '
+        'nothing raises. 7.':
+            ('denial_text_without_name', 'authorize_after_execute', 'denial_sticks_in_turn',
+             'is_error_sticks_in_turn'),
+        'Allowed: `guards.agent.dispatch(name, input, tenant=tenant)`: the tenant is **the '
+        "run's**, whatever the model's input says (no tool schema has a tenant).":
+            ('tenant_from_model_args',),
+        'An exception becomes `"Error: <message>"` with `is_error` True. 8.':
+            ('tool_catches_key_error_only', 'error_without_prefix'),
+        'A successful result goes through `guards.offloader.wrap(name, result)`.':
+            ('result_not_offloaded',),
+        'Then, for every allowed call, `nudge = loop_guard.check(name, input, '
+        'guards.agent.snapshot(), progress=guards.agent.progress())`.':
+            ('failed_call_not_checked', 'denied_call_checked', 'loop_guard_before_execute'),
+        'A nudge replaces the result (`is_error` True) on the first trip; if `loop_guard.halted` '
+        'or `loop_guard.trips > 1`, return a partial result.':
+            ('halt_ignored', 'stops_on_first_trip', 'loop_guard_made_per_call'),
+        'Append one `Step(name, input, content, is_error, batch=k)` to `trace.steps` for every '
+        '`tool_use` block, denied ones included (`k` counts model calls from 0).':
+            ('denied_call_not_traced', 'batch_counts_tool_turns'),
+        'The step whose check stopped the run is appended too (its content is the nudge) before '
+        'the partial result is returned, so the trace ends with the call that tripped the guard. '
+        '9.':
+            ('tripping_step_not_traced',),
+        '**All results in one user message**, in the order of the `tool_use` blocks, each '
+        '`{"type": "tool_result", "tool_use_id": id, "content": content, "is_error": bool}`. 10.':
+            ('results_split_across_messages', 'results_newest_first'),
+        '**Budget last**, after every turn that continues: `budget.guard()`.':
+            ('budget_checked_before_charging', 'budget_checked_after_tool_turns_only'),
+        'If it raises `guards.BudgetExceeded`, return a partial result.':
+            ('budget_stop_not_partial',),
+        'If it returns a note, add `{"type": "text", "text": note}` at the end of this turn\'s '
+        'user blocks.':
+            ('note_before_results',),
+        'Then append `{"role": "user", "content": blocks}` and loop. 11.':
+            ('note_as_separate_message', 'results_split_across_messages'),
+        'After `max_steps` model calls, return a partial result.':
+            ('step_cap_off_by_one', 'step_cap_named_max_steps'),
+        '**`run` never raises** on what the model, the API or a tool does: every `Exception` '
+        'from `guards.retry` is an `"api_error"` result and every `Exception` from `dispatch` is '
+        'an `"Error: ..."` result.':
+            ('api_error_escapes', 'catches_api_error_only', 'tool_catches_key_error_only'),
+        'The other guards (`cache`, `authorize`, `goal`, `offloader`, `LoopGuard`, '
+        '`budget.guard` except for `BudgetExceeded`) are your own code; an exception from one of '
+        'them is a bug in that guard, and `run` lets it through rather than hide it.':
+            ('offloader_errors_swallowed', 'budget_guard_errors_swallowed'),
+    },
 }
 
 PROSE: dict[str, dict[str, str]] = {
@@ -587,11 +721,67 @@ PROSE: dict[str, dict[str, str]] = {
         'Everything runs offline in a few seconds.':
             'the setting',
     },
+    "capstone_integrated_loop": {
+        '| key | value |':
+            "the result table's header",
+        '| `reason` | a sentence for a person |':
+            'a freedom: any wording',
+        '| field | what the loop uses |':
+            "the bundle table's header",
+        '| `cache` | `.get(q, namespace=t)`, `.put(q, a, namespace=t)` (your Lab 5 '
+        '`SemanticCache`) |':
+            'the inputs: what the guards bundle gives the loop (the rules for using it are in '
+            "run's steps)",
+        '| `cacheable` | `cacheable(q, a) -> bool` (Lab 5) |':
+            'the inputs: what the guards bundle gives the loop (the rules for using it are in '
+            "run's steps)",
+        '| `retry` | `retry(fn) -> reply` (your Lab 2 `call_with_retry`, its `sleep` bound) |':
+            'the inputs: what the guards bundle gives the loop (the rules for using it are in '
+            "run's steps)",
+        '| `ledger` | `.record(label, model, usage, ms)` (Lab 10 `Ledger`) |':
+            'the inputs: what the guards bundle gives the loop (the rules for using it are in '
+            "run's steps)",
+        '| `Budget`, `BudgetExceeded` | `Budget(limit_usd)` with `.charge`, `.guard()`, `.spent` '
+        '(Lab 3) |':
+            'the inputs: what the guards bundle gives the loop (the rules for using it are in '
+            "run's steps)",
+        '| `LoopGuard` | `LoopGuard(max_steps=n)` with `.check`, `.halted`, `.trips` (Lab 4) |':
+            'the inputs: what the guards bundle gives the loop (the rules for using it are in '
+            "run's steps)",
+        '| `offloader` | `.wrap(tool_name, text)` (Lab 8 `Offloader`) |':
+            'the inputs: what the guards bundle gives the loop (the rules for using it are in '
+            "run's steps)",
+        '| `authorize` | `authorize(tool, args, tenant) -> bool` (yours, with `approved` bound) |':
+            'the inputs: what the guards bundle gives the loop (the rules for using it are in '
+            "run's steps)",
+        '| `goal` | `goal(text, trace) -> (passed, feedback)` (yours) |':
+            'the inputs: what the guards bundle gives the loop (the rules for using it are in '
+            "run's steps)",
+        '| `agent` | `.model`, `.request(messages)`, `.dispatch(name, args, tenant=...)`, '
+        '`.snapshot()`, `.progress()` |':
+            'the inputs: what the guards bundle gives the loop (the rules for using it are in '
+            "run's steps)",
+        "**`goal_predicate`** is the harness's own definition of done.":
+            "the heading of goal_predicate's rules",
+        'Both strings are given below.':
+            'says where the two strings are',
+        '**`run`** is the loop.':
+            "the heading of run's rules",
+        '`guards` is the bundle below; `client` is an `anthropic.Anthropic`.':
+            'the inputs',
+        'In this order:':
+            'introduces the numbered steps below',
+        '1.':
+            'the number of the first step, left alone by the split',
+        '**The result** is a dict with these keys:':
+            'introduces the result table',
+        '**The `guards` bundle** (`world.Guards`):':
+            'introduces the bundle table',
+    },
 }
 
 _PENDING = "its API block is not mapped yet"
 NOT_MAPPED: dict[str, str] = {
-    "capstone_integrated_loop": _PENDING,
     "lab05_semantic_cache": _PENDING,
     "lab06_eval_harness": _PENDING,
 }

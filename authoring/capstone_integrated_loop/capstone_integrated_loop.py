@@ -402,9 +402,10 @@ def run(request, tenant, *, client, guards, limit_usd=2.00, max_steps=40):
                 else:
                     try:
                         raw = agent.dispatch(name, args, tenant=tenant)
-                        content, is_error = guards.offloader.wrap(name, raw), False
                     except Exception as exc:
                         content, is_error = f"Error: {exc}", True
+                    else:
+                        content, is_error = guards.offloader.wrap(name, raw), False
                     nudge = loop_guard.check(name, args, agent.snapshot(),
                                              progress=agent.progress())
                     if nudge:
@@ -712,6 +713,10 @@ for answer_text, want, why in [
          (False, UNVERIFIED.format(labels="Claim 1")), "every citation of a claim must resolve"),
         ("Claim 1: a [src: ]", (False, UNVERIFIED.format(labels="Claim 1")),
          "an empty id never resolves"),
+        ("Claim 1: a [src:  account/acme ]", (True, ""),
+         "the id is stripped of spaces before it is looked up"),
+        ("Claim 1: a [src:account/acme]\n  Claim 2: b", (False, UNVERIFIED.format(labels="Claim 2")),
+         "a claim is a line whose STRIPPED text starts with Claim, so an indented one counts"),
         ("Claim X: a\nClaim Y: b [src:account/acme]\nClaim Z: c",
          (False, UNVERIFIED.format(labels="Claim X, Claim Z")),
          "the failing labels in order, joined by ', '")]:
@@ -744,7 +749,8 @@ _answers = [("Everything is fixed.", read),
             ("Claim A: a\nnotes\nClaim B: b [src:docs/a.md]\nClaim C: c", _read),
             ("Summary line\nClaim 1: ok [src:docs/a.md]\nThanks!", _read),
             ("Claim 1: x [src:]\nClaim 2: y [src:docs/a.md]", _read),
-            ("Claim 1: x [src:  account/acme ]", _read)]
+            ("Claim 1: x [src:  account/acme ]", _read),
+            ("Claim 1: a [src:docs/a.md]\n  Claim 2: b", _read)]
 rec = record(verdicts=[[_answer, outcome(_verdict, _answer, _trace)]
                        for _answer, _trace in _answers])
 ### JUDGE
@@ -755,7 +761,7 @@ UNVERIFIED = ("Not verified: {labels}. Each claim needs a [src:<id>] citation na
               "answer again.")
 
 _verdicts = rec["verdicts"]
-assert len(_verdicts) == 13, "every goal_predicate call of this cell must be recorded"
+assert len(_verdicts) == 14, "every goal_predicate call of this cell must be recorded"
 _got = []
 for _answer, _out in _verdicts:
     assert _out["raised"] is None, (
@@ -785,6 +791,9 @@ assert _got[10] == [True, ""], "lines that are not claims are not checked"
 assert _got[11] == [False, UNVERIFIED.format(labels="Claim 1")], (
     f"an empty id ([src:]) never resolves; got {_got[11]!r}")
 assert _got[12] == [True, ""], f"the id is stripped of spaces; got {_got[12]!r}"
+assert _got[13] == [False, UNVERIFIED.format(labels="Claim 2")], (
+    f"a claim is a line whose stripped text starts with Claim: an indented claim with no "
+    f"citation fails; got {_got[13]!r}")
 ### END HIDDEN TESTS
 
 # %% id="cache_first_namespaced" kind="tests" points=2
@@ -802,6 +811,11 @@ out_blank = run("q", "acme", client=blank.api.client(), guards=blank.guards)
 assert len(blank.api.requests) == 0 and out_blank["text"] == " ", (
     f"cache hit: anything but None is a hit, even ' '; got {len(blank.api.requests)} calls, "
     f"text {out_blank['text']!r}")
+empty = world.doubles([world.answer("Claim 1: x [src:a]")], hit="")
+out_empty = run("q", "acme", client=empty.api.client(), guards=empty.guards)
+assert len(empty.api.requests) == 0 and (out_empty["ok"], out_empty["text"]) == (True, ""), (
+    f"cache hit: only None is a miss, so an empty string is a hit too; got "
+    f"{len(empty.api.requests)} calls, ok {out_empty['ok']!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -848,8 +862,8 @@ assert (out["ok"], out["stop"], out["text"]) == (True, "answered", "final"), (
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-_d = world.doubles([world.answer("a"), world.answer("b"), world.answer("c")],
-                   goal=[(False, "x"), (False, "y"), (False, "z")])
+_d = world.doubles([world.answer("a"), world.answer("b"), world.answer("c"), world.answer("d")],
+                   goal=[(False, "x"), (False, "y"), (False, "z"), (False, "w")])
 _out = run("q", "acme", client=_d.api.client(), guards=_d.guards, max_steps=3)
 rec = record(log=d.log, out=out, failing={"log": _d.log, "out": _out})
 ### JUDGE
@@ -1048,6 +1062,25 @@ assert turns[-2]["role"] == "assistant", (
 assert out["trace"].text == "final" and out["trace"].usd == out["usd"], (
     f"trace.text and trace.usd hold the answer and usd; got {out['trace'].text!r}, "
     f"{out['trace'].usd!r}")
+from course.wire import message, text
+
+joined = world.doubles([message([text("Claim 1: "), text("ok [src:a]")], "end_turn",
+                                usage={"input_tokens": 1, "output_tokens": 1})])
+out_joined = run("q", "acme", client=joined.api.client(), guards=joined.guards)
+assert out_joined["text"] == "Claim 1: ok [src:a]", (
+    f"end_turn: the answer is the text blocks joined with '' (no separator); got "
+    f"{out_joined['text']!r}")
+blank = world.doubles([world.answer("")])
+out_blank = run("q", "acme", client=blank.api.client(), guards=blank.guards)
+assert (out_blank["ok"], out_blank["stop"], out_blank["text"]) == (True, "answered", ""), (
+    f"ok: a passed goal predicate is ok even when the answer is empty (ok does not mean 'has "
+    f"text'); got {(out_blank['ok'], out_blank['stop'], out_blank['text'])!r}")
+silent = world.doubles([message([], "end_turn", usage={"input_tokens": 1, "output_tokens": 0}),
+                        world.answer("fine")], goal=[(False, "empty")])
+out_silent = run("q", "acme", client=silent.api.client(), guards=silent.guards)
+assert out_silent["text"] == "fine", (
+    f"goal fail: a reply with empty content is not appended (an empty assistant message is a "
+    f"400); got stop {out_silent['stop']!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 from course.wire import message as _message
@@ -1059,9 +1092,11 @@ _out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
 _empty = world.doubles([_message([], "end_turn", usage={"input_tokens": 1, "output_tokens": 0}),
                         world.answer("fine")], goal=[(False, "empty")])
 _empty_out = run("q", "acme", client=_empty.api.client(), guards=_empty.guards)
+_blank = world.doubles([world.answer("")])
+_blank_out = run("q", "acme", client=_blank.api.client(), guards=_blank.guards)
 rec = record(requests=d.api.requests, out=out, log=d.log,
              joined={"out": _out, "spent": [_b.spent for _b in _d.budgets]},
-             empty=_empty_out)
+             empty=_empty_out, blank=_blank_out)
 ### JUDGE
 from course.hub import log_of
 
@@ -1087,6 +1122,10 @@ assert _out["trace"]["text"] == _out["text"] and (
     "trace.text and trace.usd hold the answer and budget.spent")
 assert rec["empty"]["text"] == "fine", (
     "an empty end_turn fails the goal and the loop goes on (no 400)")
+_blank = rec["blank"]
+assert (_blank["ok"], _blank["stop"], _blank["text"]) == (True, "answered", ""), (
+    f"ok is True for a passed goal predicate, even with an empty answer: "
+    f"{(_blank['ok'], _blank['stop'], _blank['text'])}")
 ### END HIDDEN TESTS
 
 # %% id="authorize_before_execute" kind="tests" points=2
@@ -1107,6 +1146,14 @@ assert steps == [("issue_refund", True, 0)], (
 assert d.log.count("guard.check") == 0, (
     f"a denied call is not shown to the loop guard (only allowed calls are); got "
     f"{d.log.count('guard.check')} checks")
+mixed = world.doubles([world.calls(("send_email", {"to": "a"}), ("get_order", {"order_id": "B"})),
+                       world.answer("done")], deny={"send_email"})
+out_mixed = run("q", "acme", client=mixed.api.client(), guards=mixed.guards)
+steps = [(s.tool, s.is_error) for s in out_mixed["trace"].steps]
+ran = [e[1] for e in mixed.log if e[0] == "dispatch"]
+assert steps == [("send_email", True), ("get_order", False)] and ran == ["get_order"], (
+    f"a denial marks only its own call: the next call of the turn is authorized and run on "
+    f"its own, is_error False; got steps {steps!r}, dispatched {ran!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -1213,11 +1260,31 @@ assert failed["is_error"] is True and failed["content"].startswith("Error:"), (
 assert (d.log.count("offloader.wrap"), d.log.count("guard.check")) == (0, 1), (
     f"a failed call is not offloaded but is shown to the loop guard; got "
     f"{d.log.count('offloader.wrap')} wraps, {d.log.count('guard.check')} checks")
+import dataclasses
+
+
+class BrokenOffloader:
+    def wrap(self, tool_name, text):
+        raise ValueError("offloader bug")
+
+
+broken = world.doubles([world.calls(("search_docs", {"query": "q"})), world.answer("ok")])
+try:
+    out_broken = run("q", "acme", client=broken.api.client(),
+                     guards=dataclasses.replace(broken.guards, offloader=BrokenOffloader()))
+except ValueError:
+    out_broken = None
+assert out_broken is None, (
+    f"offload: an exception from the offloader is a bug in that guard, and run lets it "
+    f"through; it came back as a result (stop {out_broken and out_broken['stop']!r})")
 d = world.doubles([world.calls(("search_docs", {"query": "q"})), world.answer("ok")])
 out = run("q", "acme", client=d.api.client(), guards=d.guards)
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import outcome, record
 
+_broken = world.doubles([world.calls(("get_account", {})), world.answer("ok")])
+_broken = outcome(run, "q", "acme", client=_broken.api.client(),
+                  guards=dataclasses.replace(_broken.guards, offloader=BrokenOffloader()))
 _d = world.doubles([world.calls(("search_docs", {"query": "q"})),
                     world.calls(("search_docs", {"query": "q"})), world.answer("ok")],
                    trips={1: "NUDGE: change approach"})
@@ -1235,7 +1302,7 @@ _d = world.doubles([world.calls(("get_order", {})), world.answer("ok")],
 run("q", "acme", client=_d.api.client(), guards=_d.guards)
 _failed = {"log": _d.log, "requests": _d.api.requests}
 rec = record(log=d.log, requests=d.api.requests, nudged=_nudged, tripped=_tripped,
-             halted=_halted, failed=_failed)
+             halted=_halted, failed=_failed, broken=_broken)
 ### JUDGE
 from course.hub import log_of
 
@@ -1271,6 +1338,10 @@ assert _err["is_error"] is True and _err["content"].startswith("Error:"), (
 _names = [e[0] for e in _failed["log"]]
 assert _names.count("offloader.wrap") == 0 and _names.count("guard.check") == 1, (
     "a failed call is not offloaded but is still shown to the loop guard")
+_raised = rec["broken"]["raised"]
+assert _raised is not None and _raised["type"] == "ValueError", (
+    "an exception from the offloader is a bug in that guard: run lets it through, it is not "
+    "a tool's 'Error: ...' result")
 ### END HIDDEN TESTS
 
 # %% id="results_in_one_message" kind="tests" points=2
@@ -1335,8 +1406,38 @@ out_fb = run("q", "acme", client=fb.api.client(), guards=fb.guards)
 assert out_fb["stop"] == "budget" and len(fb.api.requests) == 2, (
     f"budget: a feedback turn continues, so the budget is checked after it too; got stop "
     f"{out_fb['stop']!r}, {len(fb.api.requests)} calls")
+import dataclasses
+
+buggy = world.doubles([world.calls(("get_account", {})), world.answer("ok")])
+
+
+class BuggyBudget(buggy.guards.Budget):
+    def guard(self):
+        raise ValueError("budget bug")
+
+
+try:
+    out_buggy = run("q", "acme", client=buggy.api.client(),
+                    guards=dataclasses.replace(buggy.guards, Budget=BuggyBudget))
+except ValueError:
+    out_buggy = None
+assert out_buggy is None, (
+    f"budget: only guards.BudgetExceeded is a budget stop; any other exception from "
+    f"budget.guard() is a bug in that guard, and run lets it through; got stop "
+    f"{out_buggy and out_buggy['stop']!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import outcome, record
+
+_buggy = world.doubles([world.answer("a"), world.answer("b")], goal=[(False, "fix")])
+
+
+class _BuggyBudget(_buggy.guards.Budget):
+    def guard(self):
+        raise ValueError("budget bug")
+
+
+_buggy = outcome(run, "q", "acme", client=_buggy.api.client(),
+                 guards=dataclasses.replace(_buggy.guards, Budget=_BuggyBudget))
 
 _d = world.doubles([world.calls(("get_account", {})), world.calls(("get_order", {})),
                     world.answer("ok")], note_after=1)
@@ -1345,7 +1446,8 @@ _noted = _d.api.requests
 _d = world.doubles([world.answer("a"), world.answer("b")], goal=[(False, "fix")], over_after=1)
 _feedback = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards),
              "requests": _d.api.requests}
-rec = record(out=out, requests=d.api.requests, log=d.log, noted=_noted, feedback=_feedback)
+rec = record(out=out, requests=d.api.requests, log=d.log, noted=_noted, feedback=_feedback,
+             buggy=_buggy)
 ### JUDGE
 from course.hub import log_of
 
@@ -1372,6 +1474,10 @@ assert _noted[1]["system"] == _noted[0]["system"], (
 _feedback = rec["feedback"]
 assert _feedback["out"]["stop"] == "budget" and _feedback["calls"] == 1, (
     "a feedback turn is a turn that continues: the budget is checked after it too")
+_raised = rec["buggy"]["raised"]
+assert _raised is not None and _raised["type"] == "ValueError", (
+    "only guards.BudgetExceeded is a budget stop: another exception from budget.guard() is a "
+    "bug in that guard, and run lets it through")
 ### END HIDDEN TESTS
 
 # %% id="bounded_partial" kind="tests" points=1
@@ -1383,14 +1489,34 @@ assert len(d.api.requests) == 5 and out["stop"] == "step_cap", (
     f"stop {out['stop']}")
 assert (out["partial"], out["ok"], out["text"]) == (True, False, ""), (
     f"step cap: a partial result with no text; got {(out['partial'], out['ok'], out['text'])!r}")
+assert ("LoopGuard", 5) in d.log, (
+    f"LoopGuard(max_steps=max_steps): the loop guard gets the run's max_steps; got "
+    f"{[e for e in d.log if e[0] == 'LoopGuard']!r}")
+assert out["usd"] == out["trace"].usd == d.budgets[0].spent, (
+    f"usd: every result reports budget.spent, a partial one too; got usd {out['usd']!r}, "
+    f"spent {d.budgets[0].spent!r}")
+fed = world.doubles([world.answer("draft"), world.calls(("get_account", {})),
+                     world.answer("final")], goal=[(False, "cite it")])
+out_fed = run("q", "acme", client=fed.api.client(), guards=fed.guards)
+batches = [s.batch for s in out_fed["trace"].steps]
+assert batches == [1], (
+    f"batch: k counts model calls from 0, a rejected answer included, so the tool call of "
+    f"call 2 has batch 1; got {batches!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
-rec = record(requests=d.api.requests, out=out, log=d.log)
+_fed = world.doubles([world.answer("draft"), world.calls(("get_order", {})),
+                      world.answer("draft 2"), world.calls(("get_account", {})),
+                      world.answer("final")], goal=[(False, "cite it"), (False, "again")])
+rec = record(requests=d.api.requests, out=out, log=d.log,
+             fed=run("q", "acme", client=_fed.api.client(), guards=_fed.guards))
 ### JUDGE
 from course.hub import log_of
 
 rec["calls"] = len(log_of(rec["requests"]))
+_batches = [s["batch"] for s in rec["fed"]["trace"]["steps"]]
+assert _batches == [1, 3], (
+    f"batch: k counts every model call from 0, rejected answers included: {_batches}")
 _out = rec["out"]
 assert rec["calls"] == 5 and _out["stop"] == "step_cap", (
     f"max_steps=5 bounds the model calls, then a partial result: {rec['calls']} calls, "
