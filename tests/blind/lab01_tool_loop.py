@@ -293,3 +293,295 @@ BLIND = [
         correct=True,
     ),
 ]
+
+
+# Round three: written from the release notebook of 2026-12-06 alone, told to write the
+# mistakes a student would make, not edits of an answer.
+BLIND += [
+    Blind(
+        "r3_truthy_none_check",
+        (
+            'converts results with `str(value) if value else ""`, so a tool returning 0 (or any '
+            'falsy value) is sent as "" instead of "0".'
+        ),
+        {
+            "agent": r"""def agent(goal, tools, dispatch, *, client, max_steps=12):
+    history = [{"role": "user", "content": goal}]
+    for _ in range(max_steps):
+        reply = client.messages.create(model=MODEL, max_tokens=1024, tools=tools,
+                                       messages=history)
+        if reply.stop_reason == "max_tokens":
+            raise RuntimeError("reply was cut off at max_tokens")
+        text = "".join(b.text for b in (reply.content or []) if b.type == "text")
+        if reply.stop_reason == "refusal":
+            return "refused: " + text
+        if reply.stop_reason != "tool_use":
+            return text
+        history.append({"role": "assistant", "content": reply.content})
+        results = []
+        for block in reply.content:
+            if block.type != "tool_use":
+                continue
+            try:
+                value = dispatch(block.name, block.input)
+            except Exception as err:
+                results.append({"type": "tool_result", "tool_use_id": block.id,
+                                "content": str(err), "is_error": True})
+                continue
+            # None (or an empty result) becomes ""
+            content = str(value) if value else ""
+            results.append({"type": "tool_result", "tool_use_id": block.id,
+                            "content": content})
+        history.append({"role": "user", "content": results})
+    raise RuntimeError(f"model still asking for tools after {max_steps} calls")
+"""
+        },
+    ),
+    Blind(
+        "r3_error_flag_sticks",
+        (
+            'keeps one `failed` flag per turn, so once a tool in a parallel batch raises every '
+            'later result of that turn is also sent with is_error=True.'
+        ),
+        {
+            "agent": r"""def agent(goal, tools, dispatch, *, client, max_steps=12):
+    history = [{"role": "user", "content": goal}]
+    for _ in range(max_steps):
+        reply = client.messages.create(model=MODEL, max_tokens=1024, tools=tools,
+                                       messages=history)
+        if reply.stop_reason == "max_tokens":
+            raise RuntimeError("reply was cut off at max_tokens")
+        text = "".join(b.text for b in (reply.content or []) if b.type == "text")
+        if reply.stop_reason == "refusal":
+            return "refused: " + text
+        if reply.stop_reason != "tool_use":
+            return text
+        history.append({"role": "assistant", "content": reply.content})
+        results = []
+        failed = False
+        for block in reply.content:
+            if block.type != "tool_use":
+                continue
+            try:
+                value = dispatch(block.name, block.input)
+                content = "" if value is None else value if isinstance(value, str) else str(value)
+            except Exception as err:
+                failed = True
+                content = str(err)
+            result = {"type": "tool_result", "tool_use_id": block.id, "content": content}
+            if failed:
+                result["is_error"] = True
+            results.append(result)
+        history.append({"role": "user", "content": results})
+    raise RuntimeError(f"model still asking for tools after {max_steps} calls")
+"""
+        },
+    ),
+    Blind(
+        "r3_tools_before_max_tokens",
+        (
+            'decides whether to run tools by looking for tool_use blocks first and only checks '
+            'max_tokens when there are none, so a reply cut off inside a tool_use block gets its '
+            'incomplete tool run instead of raising.'
+        ),
+        {
+            "agent": r"""def agent(goal, tools, dispatch, *, client, max_steps=12):
+    history = [{"role": "user", "content": goal}]
+    for _ in range(max_steps):
+        reply = client.messages.create(model=MODEL, max_tokens=1024, tools=tools,
+                                       messages=history)
+        blocks = reply.content or []
+        tool_calls = [b for b in blocks if b.type == "tool_use"]
+        if tool_calls:
+            history.append({"role": "assistant", "content": reply.content})
+            results = []
+            for call in tool_calls:
+                try:
+                    value = dispatch(call.name, call.input)
+                    results.append({"type": "tool_result", "tool_use_id": call.id,
+                                    "content": "" if value is None else str(value)})
+                except Exception as err:
+                    results.append({"type": "tool_result", "tool_use_id": call.id,
+                                    "content": str(err), "is_error": True})
+            history.append({"role": "user", "content": results})
+            continue
+        if reply.stop_reason == "max_tokens":
+            raise RuntimeError("reply was cut off at max_tokens")
+        text = "".join(b.text for b in blocks if b.type == "text")
+        if reply.stop_reason == "refusal":
+            return "refused: " + text
+        return text
+    raise RuntimeError(f"model still asking for tools after {max_steps} calls")
+"""
+        },
+    ),
+    Blind(
+        "r3_cap_checked_before_answer",
+        (
+            'counts calls and raises as soon as call number max_steps has been made, before '
+            'looking at the reply, so a run that answers exactly on call max_steps raises instead'
+            ' of returning the answer.'
+        ),
+        {
+            "agent": r"""def agent(goal, tools, dispatch, *, client, max_steps=12):
+    history = [{"role": "user", "content": goal}]
+    calls = 0
+    while True:
+        reply = client.messages.create(model=MODEL, max_tokens=1024, tools=tools,
+                                       messages=history)
+        calls += 1
+        if calls >= max_steps:
+            raise RuntimeError(f"step cap of {max_steps} model calls reached")
+        if reply.stop_reason == "max_tokens":
+            raise RuntimeError("reply was cut off at max_tokens")
+        text = "".join(b.text for b in (reply.content or []) if b.type == "text")
+        if reply.stop_reason == "refusal":
+            return "refused: " + text
+        if reply.stop_reason != "tool_use":
+            return text
+        history.append({"role": "assistant", "content": reply.content})
+        results = []
+        for block in reply.content:
+            if block.type != "tool_use":
+                continue
+            try:
+                value = dispatch(block.name, block.input)
+                results.append({"type": "tool_result", "tool_use_id": block.id,
+                                "content": "" if value is None else str(value)})
+            except Exception as err:
+                results.append({"type": "tool_result", "tool_use_id": block.id,
+                                "content": str(err), "is_error": True})
+        history.append({"role": "user", "content": results})
+"""
+        },
+    ),
+    Blind(
+        "r3_refusal_first_text_only",
+        (
+            'on a refusal returns only the first text block after the marker (next(...) instead '
+            'of joining every text block), so a refusal worded over several blocks loses the '
+            'rest.'
+        ),
+        {
+            "agent": r"""def agent(goal, tools, dispatch, *, client, max_steps=12):
+    history = [{"role": "user", "content": goal}]
+    for _ in range(max_steps):
+        reply = client.messages.create(model=MODEL, max_tokens=1024, tools=tools,
+                                       messages=history)
+        if reply.stop_reason == "max_tokens":
+            raise RuntimeError("reply was cut off at max_tokens")
+        if reply.stop_reason == "refusal":
+            # a refusal may have no blocks at all
+            reason = next((b.text for b in (reply.content or []) if b.type == "text"), "")
+            return "refused: " + reason
+        if reply.stop_reason != "tool_use":
+            return "".join(b.text for b in reply.content if b.type == "text")
+        history.append({"role": "assistant", "content": reply.content})
+        results = []
+        for block in reply.content:
+            if block.type != "tool_use":
+                continue
+            try:
+                value = dispatch(block.name, block.input)
+                results.append({"type": "tool_result", "tool_use_id": block.id,
+                                "content": "" if value is None else str(value)})
+            except Exception as err:
+                results.append({"type": "tool_result", "tool_use_id": block.id,
+                                "content": str(err), "is_error": True})
+        history.append({"role": "user", "content": results})
+    raise RuntimeError(f"model still asking for tools after {max_steps} calls")
+"""
+        },
+    ),
+    Blind(
+        "r3_catches_listed_errors",
+        (
+            'catches only the exception types the student thought of (KeyError, ValueError, '
+            'TypeError) instead of every Exception, so a tool raising e.g. TimeoutError or '
+            'RuntimeError crashes the loop.'
+        ),
+        {
+            "agent": r"""def agent(goal, tools, dispatch, *, client, max_steps=12):
+    history = [{"role": "user", "content": goal}]
+    for _ in range(max_steps):
+        reply = client.messages.create(model=MODEL, max_tokens=1024, tools=tools,
+                                       messages=history)
+        if reply.stop_reason == "max_tokens":
+            raise RuntimeError("reply was cut off at max_tokens")
+        text = "".join(b.text for b in (reply.content or []) if b.type == "text")
+        if reply.stop_reason == "refusal":
+            return "refused: " + text
+        if reply.stop_reason != "tool_use":
+            return text
+        history.append({"role": "assistant", "content": reply.content})
+        results = []
+        for block in reply.content:
+            if block.type != "tool_use":
+                continue
+            try:
+                value = dispatch(block.name, block.input)
+                results.append({"type": "tool_result", "tool_use_id": block.id,
+                                "content": "" if value is None else str(value)})
+            except (KeyError, ValueError, TypeError) as err:  # bad args / unknown city
+                results.append({"type": "tool_result", "tool_use_id": block.id,
+                                "content": str(err), "is_error": True})
+        history.append({"role": "user", "content": results})
+    raise RuntimeError(f"model still asking for tools after {max_steps} calls")
+"""
+        },
+    ),
+    Blind(
+        "r3_correct_match_helpers",
+        (
+            'splits the loop into small helper functions, dispatches on stop_reason with a match '
+            'statement, sends the goal as a one-text-block list and counts calls with a while '
+            'loop instead of for/range.'
+        ),
+        {
+            "agent": r'''def _text_of(blocks):
+    """Every text block's text, joined with no separator; thinking/tool_use ignored."""
+    return "".join(getattr(b, "text", "") for b in (blocks or []) if b.type == "text")
+
+
+def _as_wire_text(value):
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else str(value)
+
+
+def _run_one(dispatch, call):
+    result = {"type": "tool_result", "tool_use_id": call.id}
+    try:
+        result["content"] = _as_wire_text(dispatch(call.name, call.input))
+    except Exception as exc:  # any tool failure goes back to the model as data
+        result["content"] = str(exc) or type(exc).__name__
+        result["is_error"] = True
+    return result
+
+
+def agent(goal, tools, dispatch, *, client, max_steps=12):
+    history = [{"role": "user", "content": [{"type": "text", "text": goal}]}]
+    made = 0
+    while made < max_steps:
+        reply = client.messages.create(model=MODEL, max_tokens=1024, tools=tools,
+                                       messages=history)
+        made += 1
+        match reply.stop_reason:
+            case "max_tokens":
+                raise RuntimeError(f"call {made} stopped at max_tokens: not an answer")
+            case "refusal":
+                return "refused: " + _text_of(reply.content)
+            case "tool_use":
+                pass
+            case _:
+                return _text_of(reply.content)
+        history.append({"role": "assistant", "content": reply.content})
+        history.append({"role": "user",
+                        "content": [_run_one(dispatch, b) for b in reply.content
+                                    if b.type == "tool_use"]})
+    raise RuntimeError(f"still asking for tools after max_steps={max_steps} model calls")
+'''
+        },
+        correct=True,
+    ),
+]

@@ -447,3 +447,526 @@ BLIND = [
         correct=True,
     ),
 ]
+
+
+# Round three: written from the release notebook of 2026-12-06 alone, told to write the
+# mistakes a student would make, not edits of an answer.
+BLIND += [
+    Blind(
+        "r3_stall_from_last_value",
+        (
+            'resets the stall count whenever progress rises above the PREVIOUS reading instead of'
+            ' the best so far, so a run flapping below its best (14, 13, 14, 12, ...) is never '
+            'called stalled.'
+        ),
+        {
+            "loop_guard": r'''import hashlib
+import json
+from collections import Counter
+
+
+def fingerprint(obj) -> str:
+    """A short, stable fingerprint of ``obj``: equal for equal content whatever the order
+    of dictionary keys, and never failing on values that JSON cannot encode."""
+    blob = json.dumps(obj, sort_keys=True, default=str)
+    return hashlib.md5(blob.encode()).hexdigest()
+
+
+class LoopGuard:
+    """Watches an agent's tool calls for the three loop shapes and the step cap.
+
+    ``check`` returns None (keep going) or a string. ``trips`` counts the nudges given;
+    ``halted`` becomes True only when the step cap is passed. ``check`` never raises.
+    """
+
+    def __init__(self, repeat=3, cycle=2, stall=6, max_steps=40):
+        self.repeat = repeat
+        self.cycle = cycle
+        self.stall = stall
+        self.max_steps = max_steps
+        self.steps = 0
+        self.trips = 0
+        self.halted = False
+        self.call_counts = Counter()
+        self.state_counts = Counter()
+        self.last_progress = None
+        self.no_gain = 0
+
+    def check(self, tool, args, state, progress=None):
+        """One tool call, the world after it, and the progress metric (higher is better)."""
+        self.steps += 1
+        if self.halted or self.steps > self.max_steps:
+            self.halted = True
+            return f"Halting: more than {self.max_steps} steps."
+
+        call_fp = fingerprint({"tool": tool, "args": args})
+        self.call_counts[call_fp] += 1
+        if self.call_counts[call_fp] > self.repeat:
+            self.trips += 1
+            return f"You have called {tool} with these exact arguments before; change approach."
+
+        state_fp = fingerprint(state)
+        self.state_counts[state_fp] += 1
+        if self.state_counts[state_fp] > self.cycle:
+            self.trips += 1
+            return "Nothing in the world changed after your last calls: you are cycling."
+
+        if progress is not None:
+            if self.last_progress is not None and progress <= self.last_progress:
+                self.no_gain += 1
+            else:
+                self.no_gain = 0
+            self.last_progress = progress
+            if self.no_gain > self.stall:
+                self.trips += 1
+                return f"No progress in the last {self.no_gain} steps."
+        return None
+'''
+        },
+    ),
+    Blind(
+        "r3_none_counts_as_flat",
+        (
+            'treats progress=None as a step without a gain, so unmeasured steps add to the stall '
+            'count although None must neither reset nor add to it.'
+        ),
+        {
+            "loop_guard": r'''import hashlib
+import json
+from collections import Counter
+
+
+def fingerprint(obj) -> str:
+    """A short, stable fingerprint of ``obj``: equal for equal content whatever the order
+    of dictionary keys, and never failing on values that JSON cannot encode."""
+    return hashlib.sha1(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+class LoopGuard:
+    """Watches an agent's tool calls for the three loop shapes and the step cap.
+
+    ``check`` returns None (keep going) or a string. ``trips`` counts the nudges given;
+    ``halted`` becomes True only when the step cap is passed. ``check`` never raises.
+    """
+
+    def __init__(self, repeat=3, cycle=2, stall=6, max_steps=40):
+        self.repeat, self.cycle, self.stall, self.max_steps = repeat, cycle, stall, max_steps
+        self.n = 0
+        self.trips = 0
+        self.halted = False
+        self.seen_calls = Counter()
+        self.seen_states = Counter()
+        self.best = None
+        self.stalled_for = 0
+
+    def check(self, tool, args, state, progress=None):
+        """One tool call, the world after it, and the progress metric (higher is better)."""
+        self.n += 1
+        if self.halted or self.n > self.max_steps:
+            self.halted = True
+            return "step cap reached, stopping the run"
+        key = fingerprint([tool, args])
+        self.seen_calls[key] += 1
+        if self.seen_calls[key] > self.repeat:
+            self.trips += 1
+            return f"Repeated call: {tool} was already called with the same arguments."
+        skey = fingerprint(state)
+        self.seen_states[skey] += 1
+        if self.seen_states[skey] > self.cycle:
+            self.trips += 1
+            return "The state is frozen: you are cycling between the same calls."
+        if progress is not None and (self.best is None or progress > self.best):
+            self.best = progress
+            self.stalled_for = 0
+        else:
+            self.stalled_for += 1
+        if self.stalled_for > self.stall:
+            self.trips += 1
+            return f"No progress beyond {self.best} for {self.stalled_for} steps."
+        return None
+'''
+        },
+    ),
+    Blind(
+        "r3_halt_on_second_trip",
+        (
+            'sets halted=True itself when the second nudge is given, although only the step cap '
+            'may set halted (the harness reads trips to end the run).'
+        ),
+        {
+            "loop_guard": r'''import hashlib
+import json
+from collections import Counter
+
+
+def fingerprint(obj) -> str:
+    """A short, stable fingerprint of ``obj``: equal for equal content whatever the order
+    of dictionary keys, and never failing on values that JSON cannot encode."""
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()
+
+
+class LoopGuard:
+    """Watches an agent's tool calls for the three loop shapes and the step cap.
+
+    ``check`` returns None (keep going) or a string. ``trips`` counts the nudges given;
+    ``halted`` becomes True only when the step cap is passed. ``check`` never raises.
+    """
+
+    def __init__(self, repeat=3, cycle=2, stall=6, max_steps=40):
+        self.repeat = repeat
+        self.cycle = cycle
+        self.stall = stall
+        self.max_steps = max_steps
+        self.steps = 0
+        self.trips = 0
+        self.halted = False
+        self.calls = Counter()
+        self.states = Counter()
+        self.best = None
+        self.flat = 0
+
+    def _nudge(self, message):
+        self.trips += 1
+        if self.trips >= 2:  # the nudge did not work: stop the run
+            self.halted = True
+        return message
+
+    def check(self, tool, args, state, progress=None):
+        """One tool call, the world after it, and the progress metric (higher is better)."""
+        self.steps += 1
+        if self.halted or self.steps > self.max_steps:
+            self.halted = True
+            return f"step cap: {self.max_steps} steps used"
+        c = fingerprint((tool, args))
+        self.calls[c] += 1
+        if self.calls[c] > self.repeat:
+            return self._nudge(f"You keep calling {tool} with the same arguments.")
+        s = fingerprint(state)
+        self.states[s] += 1
+        if self.states[s] > self.cycle:
+            return self._nudge("The world has not changed: you are cycling.")
+        if progress is not None:
+            if self.best is None or progress > self.best:
+                self.best, self.flat = progress, 0
+            else:
+                self.flat += 1
+            if self.flat > self.stall:
+                return self._nudge("No progress: the best result has not improved.")
+        return None
+'''
+        },
+    ),
+    Blind(
+        "r3_counters_updated_upfront",
+        (
+            'updates the call, state and progress counters at the top of check and only then '
+            'tests them in order, so a call that trips the identical-call signal still counts '
+            'toward the frozen world and the stall.'
+        ),
+        {
+            "loop_guard": r'''import hashlib
+import json
+from collections import Counter
+
+
+def fingerprint(obj) -> str:
+    """A short, stable fingerprint of ``obj``: equal for equal content whatever the order
+    of dictionary keys, and never failing on values that JSON cannot encode."""
+    raw = json.dumps(obj, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(raw.encode("utf-8")).hexdigest()[:16]
+
+
+class LoopGuard:
+    """Watches an agent's tool calls for the three loop shapes and the step cap.
+
+    ``check`` returns None (keep going) or a string. ``trips`` counts the nudges given;
+    ``halted`` becomes True only when the step cap is passed. ``check`` never raises.
+    """
+
+    def __init__(self, repeat=3, cycle=2, stall=6, max_steps=40):
+        self.repeat = repeat
+        self.cycle = cycle
+        self.stall = stall
+        self.max_steps = max_steps
+        self.steps = 0
+        self.trips = 0
+        self.halted = False
+        self.call_seen = Counter()
+        self.state_seen = Counter()
+        self.best = None
+        self.since_best = 0
+
+    def check(self, tool, args, state, progress=None):
+        """One tool call, the world after it, and the progress metric (higher is better)."""
+        self.steps += 1
+        if self.halted or self.steps > self.max_steps:
+            self.halted = True
+            return "Step cap reached; stopping with a partial report."
+
+        # record this step everywhere first
+        call_key = fingerprint([tool, args])
+        state_key = fingerprint(state)
+        self.call_seen[call_key] += 1
+        self.state_seen[state_key] += 1
+        if progress is not None:
+            if self.best is None or progress > self.best:
+                self.best = progress
+                self.since_best = 0
+            else:
+                self.since_best += 1
+
+        # then check the signals in order
+        if self.call_seen[call_key] > self.repeat:
+            self.trips += 1
+            return f"You already called {tool} with exactly these arguments."
+        if self.state_seen[state_key] > self.cycle:
+            self.trips += 1
+            return "Same world state again: you are cycling."
+        if self.since_best > self.stall:
+            self.trips += 1
+            return f"No progress since the best value {self.best}."
+        return None
+'''
+        },
+    ),
+    Blind(
+        "r3_cap_message_only_once",
+        (
+            'returns the step-cap message only on the call that passes max_steps; later calls '
+            'after the halt fall through to the other signals (and can add trips or return None) '
+            'instead of returning the step-cap message again.'
+        ),
+        {
+            "loop_guard": r'''import hashlib
+import json
+from collections import Counter
+
+
+def fingerprint(obj) -> str:
+    """A short, stable fingerprint of ``obj``: equal for equal content whatever the order
+    of dictionary keys, and never failing on values that JSON cannot encode."""
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:20]
+
+
+class LoopGuard:
+    """Watches an agent's tool calls for the three loop shapes and the step cap.
+
+    ``check`` returns None (keep going) or a string. ``trips`` counts the nudges given;
+    ``halted`` becomes True only when the step cap is passed. ``check`` never raises.
+    """
+
+    def __init__(self, repeat=3, cycle=2, stall=6, max_steps=40):
+        self.repeat = repeat
+        self.cycle = cycle
+        self.stall = stall
+        self.max_steps = max_steps
+        self.step = 0
+        self.trips = 0
+        self.halted = False
+        self.calls = Counter()
+        self.states = Counter()
+        self.best = None
+        self.flat = 0
+
+    def check(self, tool, args, state, progress=None):
+        """One tool call, the world after it, and the progress metric (higher is better)."""
+        self.step += 1
+        if self.step == self.max_steps + 1:
+            self.halted = True
+            return f"Stopped: the run passed its step cap of {self.max_steps}."
+        fp = fingerprint([tool, args])
+        self.calls[fp] += 1
+        if self.calls[fp] > self.repeat:
+            self.trips += 1
+            return f"{tool} was called with identical arguments {self.calls[fp]} times."
+        sp = fingerprint(state)
+        self.states[sp] += 1
+        if self.states[sp] > self.cycle:
+            self.trips += 1
+            return "You are cycling: the world state repeats."
+        if progress is not None:
+            if self.best is None or progress > self.best:
+                self.best = progress
+                self.flat = 0
+            else:
+                self.flat += 1
+            if self.flat > self.stall:
+                self.trips += 1
+                return "No progress for too many steps."
+        return None
+'''
+        },
+    ),
+    Blind(
+        "r3_repr_fallback_unsorted",
+        (
+            'fingerprints with json.dumps(sort_keys=True) but falls back to plain repr() when '
+            'JSON cannot encode a value, so arguments holding a date/Decimal/Path are '
+            'fingerprinted with their keys in arrival order and equal calls look different.'
+        ),
+        {
+            "loop_guard": r'''import hashlib
+import json
+from collections import Counter
+
+
+def fingerprint(obj) -> str:
+    """A short, stable fingerprint of ``obj``: equal for equal content whatever the order
+    of dictionary keys, and never failing on values that JSON cannot encode."""
+    try:
+        text = json.dumps(obj, sort_keys=True)
+    except TypeError:
+        # datetime, Decimal, Path...: JSON can't do it, repr always works
+        text = repr(obj)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class LoopGuard:
+    """Watches an agent's tool calls for the three loop shapes and the step cap.
+
+    ``check`` returns None (keep going) or a string. ``trips`` counts the nudges given;
+    ``halted`` becomes True only when the step cap is passed. ``check`` never raises.
+    """
+
+    def __init__(self, repeat=3, cycle=2, stall=6, max_steps=40):
+        self.repeat = repeat
+        self.cycle = cycle
+        self.stall = stall
+        self.max_steps = max_steps
+        self.steps = 0
+        self.trips = 0
+        self.halted = False
+        self.calls = Counter()
+        self.states = Counter()
+        self.best = None
+        self.flat = 0
+
+    def check(self, tool, args, state, progress=None):
+        """One tool call, the world after it, and the progress metric (higher is better)."""
+        self.steps += 1
+        if self.halted or self.steps > self.max_steps:
+            self.halted = True
+            return f"Step cap of {self.max_steps} reached."
+        call = fingerprint([tool, args])
+        self.calls[call] += 1
+        if self.calls[call] > self.repeat:
+            self.trips += 1
+            return f"You called {tool} with the same arguments again."
+        world = fingerprint(state)
+        self.states[world] += 1
+        if self.states[world] > self.cycle:
+            self.trips += 1
+            return "The world state is unchanged: you are cycling."
+        if progress is not None:
+            if self.best is None or progress > self.best:
+                self.best = progress
+                self.flat = 0
+            else:
+                self.flat += 1
+            if self.flat > self.stall:
+                self.trips += 1
+                return "No progress: stop and rethink."
+        return None
+'''
+        },
+    ),
+    Blind(
+        "r3_correct_canonical_signals",
+        (
+            'canonicalises values with a hand-written recursive normaliser instead of '
+            'json.dumps(default=str), and runs the three nudge signals as a list of methods that '
+            'each return a message or None.'
+        ),
+        {
+            "loop_guard": r'''import hashlib
+import json
+from collections import Counter
+
+
+def _canon(obj):
+    """A JSON-safe structure equal for equal content, dict keys in a fixed order."""
+    if isinstance(obj, dict):
+        items = [(_canon(k), _canon(v)) for k, v in obj.items()]
+        return ["__dict__", sorted(items, key=lambda kv: json.dumps(kv, sort_keys=True))]
+    if isinstance(obj, (list, tuple)):
+        return [_canon(x) for x in obj]
+    if isinstance(obj, (set, frozenset)):
+        return ["__set__", sorted((_canon(x) for x in obj), key=json.dumps)]
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    return ["__" + type(obj).__name__ + "__", str(obj)]
+
+
+def fingerprint(obj) -> str:
+    """A short, stable fingerprint of ``obj``: equal for equal content whatever the order
+    of dictionary keys, and never failing on values that JSON cannot encode."""
+    try:
+        text = json.dumps(_canon(obj), separators=(",", ":"))
+    except Exception:
+        text = repr(obj)
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=10).hexdigest()
+
+
+class LoopGuard:
+    """Watches an agent's tool calls for the three loop shapes and the step cap.
+
+    ``check`` returns None (keep going) or a string. ``trips`` counts the nudges given;
+    ``halted`` becomes True only when the step cap is passed. ``check`` never raises.
+    """
+
+    def __init__(self, repeat=3, cycle=2, stall=6, max_steps=40):
+        self.limits = {"repeat": repeat, "cycle": cycle, "stall": stall}
+        self.max_steps = max_steps
+        self.steps = 0
+        self.trips = 0
+        self.halted = False
+        self._calls = Counter()
+        self._states = Counter()
+        self._best = None
+        self._without_gain = 0
+
+    def _identical(self, tool, args, state, progress):
+        key = fingerprint(("call", tool, args))
+        self._calls[key] += 1
+        if self._calls[key] > self.limits["repeat"]:
+            return (f"Loop detected: {tool} was called {self._calls[key]} times with the "
+                    "same arguments. Change the arguments or use another tool.")
+        return None
+
+    def _frozen(self, tool, args, state, progress):
+        key = fingerprint(state)
+        self._states[key] += 1
+        if self._states[key] > self.limits["cycle"]:
+            return "Loop detected: the world is back in a state seen before, you are cycling."
+        return None
+
+    def _stalled(self, tool, args, state, progress):
+        if progress is None:
+            return None
+        if self._best is None or progress > self._best:
+            self._best = progress
+            self._without_gain = 0
+            return None
+        self._without_gain += 1
+        if self._without_gain > self.limits["stall"]:
+            return (f"Loop detected: no progress past {self._best} in "
+                    f"{self._without_gain} steps.")
+        return None
+
+    def check(self, tool, args, state, progress=None):
+        """One tool call, the world after it, and the progress metric (higher is better)."""
+        self.steps += 1
+        if self.halted or self.steps > self.max_steps:
+            self.halted = True
+            return f"Halted: the run went past its cap of {self.max_steps} tool calls."
+        for signal in (self._identical, self._frozen, self._stalled):
+            message = signal(tool, args, state, progress)
+            if message is not None:
+                self.trips += 1
+                return message
+        return None
+'''
+        },
+        correct=True,
+    ),
+]

@@ -309,3 +309,470 @@ def judge(window, probe):
         correct=True,
     ),
 ]
+
+
+# Round three: written from the release notebook of 2026-12-06 alone, told to write the
+# mistakes a student would make, not edits of an answer.
+_R3_STORE_GATE_JUDGE_OK = r'''
+
+class StateStore:
+    """Keyed slots of facts that must survive reduction; a later put supersedes."""
+
+    def __init__(self):
+        self.slots = {}
+
+    def put(self, key, text, step):
+        """Store text (stated at step) under key, replacing any earlier value."""
+        self.slots[key] = (text, step)
+
+    def get(self, key):
+        """The current text under key, or None."""
+        slot = self.slots.get(key)
+        return None if slot is None else slot[0]
+
+    def render(self):
+        """'' when empty, else 'State:' and one '- {key}: {text}' line per slot, keys sorted."""
+        if not self.slots:
+            return ""
+        lines = ["State:"]
+        for key in sorted(self.slots):
+            lines.append(f"- {key}: {self.slots[key][0]}")
+        return "\n".join(lines)
+
+
+class TrustGate:
+    """Writes facts from user and assistant turns to the store; quarantines the rest."""
+
+    def __init__(self, store, extract=extract):
+        self.store = store
+        self.extract = extract
+        self.quarantine = []
+
+    def ingest(self, turn):
+        """Route every fact extract(turn) finds: the store, or (step, key, text) in quarantine."""
+        for key, text in self.extract(turn):
+            if turn.role in TRUSTED_ROLES:
+                self.store.put(key, text, turn.step)
+            else:
+                self.quarantine.append((turn.step, key, text))
+
+
+def judge(window, probe):
+    """True only if the answer is in window and no stale or forbidden string is."""
+    if probe.answer not in window:
+        return False
+    for bad in list(probe.stale) + list(probe.forbidden):
+        if bad in window:
+            return False
+    return True
+'''
+
+_R3_HEAD = r"""from course.worlds.context_reduction import extract
+
+TRUSTED_ROLES = ("user", "assistant")
+
+"""
+
+_R3_REDUCE_OK = r'''
+def reduce_while_over(window, budget, reduce_once, *, count):
+    """Call reduce_once(window) while count(window) > budget; return how many cuts it made.
+
+    Never calls it at or below the budget; stops at the first call whose result is false
+    (that call cut nothing and is not counted).
+    """
+    cuts = 0
+    while count(window) > budget:
+        if not reduce_once(window):
+            break
+        cuts += 1
+    return cuts
+'''
+
+BLIND += [
+    Blind(
+        "r3_counts_refused_cut",
+        (
+            "increments the cut counter before looking at reduce_once's result, so the final call"
+            ' that returned False (and cut nothing) is counted as a cut.'
+        ),
+        {
+            "reduction": _R3_HEAD
+            + r'''
+def reduce_while_over(window, budget, reduce_once, *, count):
+    """Call reduce_once(window) while count(window) > budget; return how many cuts it made.
+
+    Never calls it at or below the budget; stops at the first call whose result is false
+    (that call cut nothing and is not counted).
+    """
+    cuts = 0
+    while count(window) > budget:
+        ok = reduce_once(window)
+        cuts += 1
+        if not ok:
+            break
+    return cuts
+'''
+            + _R3_STORE_GATE_JUDGE_OK
+        },
+    ),
+    Blind(
+        "r3_cut_then_check",
+        (
+            'cuts first and checks the budget afterwards (a do-while loop), so reduce_once is '
+            'called once even when the window is already at or below the budget.'
+        ),
+        {
+            "reduction": _R3_HEAD
+            + r'''
+def reduce_while_over(window, budget, reduce_once, *, count):
+    """Call reduce_once(window) while count(window) > budget; return how many cuts it made.
+
+    Never calls it at or below the budget; stops at the first call whose result is false
+    (that call cut nothing and is not counted).
+    """
+    cuts = 0
+    while True:
+        if not reduce_once(window):
+            break
+        cuts += 1
+        if count(window) <= budget:
+            break
+    return cuts
+'''
+            + _R3_STORE_GATE_JUDGE_OK
+        },
+    ),
+    Blind(
+        "r3_render_insertion_order",
+        (
+            'renders the slots in the order they were first put (dict order) instead of sorted '
+            'key order.'
+        ),
+        {
+            "reduction": _R3_HEAD
+            + _R3_REDUCE_OK
+            + r'''
+
+class StateStore:
+    """Keyed slots of facts that must survive reduction; a later put supersedes."""
+
+    def __init__(self):
+        self.text = {}
+        self.step = {}
+
+    def put(self, key, text, step):
+        """Store text (stated at step) under key, replacing any earlier value."""
+        self.text[key] = text
+        self.step[key] = step
+
+    def get(self, key):
+        """The current text under key, or None."""
+        return self.text.get(key)
+
+    def render(self):
+        """'' when empty, else 'State:' and one '- {key}: {text}' line per slot, keys sorted."""
+        if not self.text:
+            return ""
+        return "State:\n" + "\n".join(f"- {k}: {v}" for k, v in self.text.items())
+
+
+class TrustGate:
+    """Writes facts from user and assistant turns to the store; quarantines the rest."""
+
+    def __init__(self, store, extract=extract):
+        self.store = store
+        self.extract = extract
+        self.quarantine = []
+
+    def ingest(self, turn):
+        """Route every fact extract(turn) finds: the store, or (step, key, text) in quarantine."""
+        for key, text in self.extract(turn):
+            if turn.role in TRUSTED_ROLES:
+                self.store.put(key, text, turn.step)
+            else:
+                self.quarantine.append((turn.step, key, text))
+
+
+def judge(window, probe):
+    """True only if the answer is in window and no stale or forbidden string is."""
+    return (probe.answer in window
+            and not any(s in window for s in probe.stale)
+            and not any(f in window for f in probe.forbidden))
+'''
+        },
+    ),
+    Blind(
+        "r3_blocklist_tool_role",
+        (
+            "quarantines only turns whose role is 'tool' (a blocklist), so a 'system' note or any"
+            ' other untrusted role writes straight into the store.'
+        ),
+        {
+            "reduction": _R3_HEAD
+            + _R3_REDUCE_OK
+            + r'''
+
+class StateStore:
+    """Keyed slots of facts that must survive reduction; a later put supersedes."""
+
+    def __init__(self):
+        self._slots = {}
+
+    def put(self, key, text, step):
+        """Store text (stated at step) under key, replacing any earlier value."""
+        self._slots[key] = {"text": text, "step": step}
+
+    def get(self, key):
+        """The current text under key, or None."""
+        return self._slots[key]["text"] if key in self._slots else None
+
+    def render(self):
+        """'' when empty, else 'State:' and one '- {key}: {text}' line per slot, keys sorted."""
+        if not self._slots:
+            return ""
+        rows = [f"- {k}: {self._slots[k]['text']}" for k in sorted(self._slots)]
+        return "\n".join(["State:"] + rows)
+
+
+class TrustGate:
+    """Writes facts from user and assistant turns to the store; quarantines the rest."""
+
+    def __init__(self, store, extract=extract):
+        self.store = store
+        self.extract = extract
+        self.quarantine = []
+
+    def ingest(self, turn):
+        """Route every fact extract(turn) finds: the store, or (step, key, text) in quarantine."""
+        for key, text in self.extract(turn):
+            if turn.role == "tool":  # tool output is untrusted data
+                self.quarantine.append((turn.step, key, text))
+            else:
+                self.store.put(key, text, turn.step)
+
+
+def judge(window, probe):
+    """True only if the answer is in window and no stale or forbidden string is."""
+    if probe.answer not in window:
+        return False
+    if any(s in window for s in probe.stale):
+        return False
+    return not any(f in window for f in probe.forbidden)
+'''
+        },
+    ),
+    Blind(
+        "r3_gate_uses_module_extract",
+        (
+            'stores the extract argument but ingest calls the module-level extract(turn), so a '
+            'TrustGate built with its own extractor ignores it.'
+        ),
+        {
+            "reduction": _R3_HEAD
+            + _R3_REDUCE_OK
+            + r'''
+
+class StateStore:
+    """Keyed slots of facts that must survive reduction; a later put supersedes."""
+
+    def __init__(self):
+        self.slots = {}
+
+    def put(self, key, text, step):
+        """Store text (stated at step) under key, replacing any earlier value."""
+        self.slots[key] = (text, step)
+
+    def get(self, key):
+        """The current text under key, or None."""
+        if key in self.slots:
+            return self.slots[key][0]
+        return None
+
+    def render(self):
+        """'' when empty, else 'State:' and one '- {key}: {text}' line per slot, keys sorted."""
+        if len(self.slots) == 0:
+            return ""
+        out = "State:"
+        for key in sorted(self.slots.keys()):
+            out += f"\n- {key}: {self.slots[key][0]}"
+        return out
+
+
+class TrustGate:
+    """Writes facts from user and assistant turns to the store; quarantines the rest."""
+
+    def __init__(self, store, extract=extract):
+        self.store = store
+        self.extract = extract
+        self.quarantine = []
+
+    def ingest(self, turn):
+        """Route every fact extract(turn) finds: the store, or (step, key, text) in quarantine."""
+        trusted = turn.role in TRUSTED_ROLES
+        for key, text in extract(turn):
+            if trusted:
+                self.store.put(key, text, turn.step)
+            else:
+                self.quarantine.append((turn.step, key, text))
+
+
+def judge(window, probe):
+    """True only if the answer is in window and no stale or forbidden string is."""
+    found = probe.answer in window
+    stale = any(s in window for s in probe.stale)
+    forbidden = any(f in window for f in probe.forbidden)
+    return found and not stale and not forbidden
+'''
+        },
+    ),
+    Blind(
+        "r3_judge_case_insensitive",
+        (
+            "lower-cases the window and the probe strings before matching to be 'robust', "
+            'although all three tests must be case-sensitive substring tests.'
+        ),
+        {
+            "reduction": _R3_HEAD
+            + _R3_REDUCE_OK
+            + r'''
+
+class StateStore:
+    """Keyed slots of facts that must survive reduction; a later put supersedes."""
+
+    def __init__(self):
+        self.slots = {}
+
+    def put(self, key, text, step):
+        """Store text (stated at step) under key, replacing any earlier value."""
+        self.slots[key] = (text, step)
+
+    def get(self, key):
+        """The current text under key, or None."""
+        return self.slots[key][0] if key in self.slots else None
+
+    def render(self):
+        """'' when empty, else 'State:' and one '- {key}: {text}' line per slot, keys sorted."""
+        if not self.slots:
+            return ""
+        return "\n".join(["State:"] + [f"- {k}: {t}" for k, (t, _) in sorted(self.slots.items())])
+
+
+class TrustGate:
+    """Writes facts from user and assistant turns to the store; quarantines the rest."""
+
+    def __init__(self, store, extract=extract):
+        self.store = store
+        self.extract = extract
+        self.quarantine = []
+
+    def ingest(self, turn):
+        """Route every fact extract(turn) finds: the store, or (step, key, text) in quarantine."""
+        for key, text in self.extract(turn):
+            if turn.role in TRUSTED_ROLES:
+                self.store.put(key, text, turn.step)
+            else:
+                self.quarantine.append((turn.step, key, text))
+
+
+def judge(window, probe):
+    """True only if the answer is in window and no stale or forbidden string is."""
+    text = window.lower()
+    if probe.answer.lower() not in text:
+        return False
+    for s in probe.stale:
+        if s.lower() in text:
+            return False
+    for f in probe.forbidden:
+        if f.lower() in text:
+            return False
+    return True
+'''
+        },
+    ),
+    Blind(
+        "r3_correct_functional_style",
+        (
+            'counts cuts with an itertools.count loop that returns early, keeps the store as a '
+            'dict of small dataclass slots, routes facts with a role->sink lookup, and writes '
+            'judge as one all() over three predicates.'
+        ),
+        {
+            "reduction": r'''import itertools
+from dataclasses import dataclass
+
+from course.worlds.context_reduction import extract
+
+TRUSTED_ROLES = ("user", "assistant")
+
+
+def reduce_while_over(window, budget, reduce_once, *, count):
+    """Call reduce_once(window) while count(window) > budget; return how many cuts it made.
+
+    Never calls it at or below the budget; stops at the first call whose result is false
+    (that call cut nothing and is not counted).
+    """
+    for made in itertools.count():
+        if count(window) <= budget or not reduce_once(window):
+            return made
+
+
+@dataclass
+class _Slot:
+    text: str
+    step: int
+
+
+class StateStore:
+    """Keyed slots of facts that must survive reduction; a later put supersedes."""
+
+    def __init__(self):
+        self._by_key = {}
+
+    def put(self, key, text, step):
+        """Store text (stated at step) under key, replacing any earlier value."""
+        self._by_key[key] = _Slot(text, step)
+
+    def get(self, key):
+        """The current text under key, or None."""
+        slot = self._by_key.get(key)
+        return slot.text if slot else None
+
+    def render(self):
+        """'' when empty, else 'State:' and one '- {key}: {text}' line per slot, keys sorted."""
+        body = "".join(f"\n- {k}: {self._by_key[k].text}" for k in sorted(self._by_key))
+        return "State:" + body if body else ""
+
+
+class TrustGate:
+    """Writes facts from user and assistant turns to the store; quarantines the rest."""
+
+    def __init__(self, store, extract=extract):
+        self.store = store
+        self._extract = extract
+        self.quarantine = []
+
+    def _to_store(self, step, key, text):
+        self.store.put(key, text, step)
+
+    def _to_quarantine(self, step, key, text):
+        self.quarantine.append((step, key, text))
+
+    def ingest(self, turn):
+        """Route every fact extract(turn) finds: the store, or (step, key, text) in quarantine."""
+        sink = self._to_store if turn.role in TRUSTED_ROLES else self._to_quarantine
+        for key, text in self._extract(turn):
+            sink(turn.step, key, text)
+
+
+def judge(window, probe):
+    """True only if the answer is in window and no stale or forbidden string is."""
+    return all((
+        probe.answer in window,
+        all(s not in window for s in probe.stale),
+        all(f not in window for f in probe.forbidden),
+    ))
+'''
+        },
+        correct=True,
+    ),
+]
