@@ -54,7 +54,7 @@ HOST = "http://fake-hub"
 #: Exceptions a fake raises instead of answering that the kernel raises again, as the same
 #: class, when the fake is the grader's: name -> "module:qualname" (imported on first use).
 RAISABLE = {"ReplayMiss": "course.cassette:ReplayMiss",
-            "ScriptExhausted": "course.worlds.capstone:ScriptExhausted"}
+            "ScriptExhausted": "course.worlds.capstone.doubles:ScriptExhausted"}
 #: The key of a :class:`Reply` among a served factory's JSON arguments (its cassette form).
 REPLY = "$reply"
 #: Quick runs of the course's own notebooks set this: plain logs are then trusted.

@@ -1,11 +1,14 @@
 """CONTRIBUTING.md's worked example is all there: three files to write and the four
-``./dev course`` steps, in order, with the ``verify`` output it promises. Running it
-(``python -m tests.guide``, :mod:`tests.guide`) takes over a minute, so the suite checks the
-blocks and the run is a command of its own."""
+``./dev course`` steps, in order, with the ``verify`` output it promises; and, in the slow
+lane, it runs as written (:mod:`tests.guide`, also ``python -m tests.guide`` on its own): the
+guide's files in an empty course folder, its commands in order, and ``verify`` prints every
+``ok`` line the guide shows."""
 
 from __future__ import annotations
 
-from .guide import GUIDE, commands, files, shown_ok_lines, worked_example
+import pytest
+
+from .guide import GUIDE, commands, files, run_example, shown_ok_lines, worked_example
 
 
 def test_the_guide_has_its_files_and_steps():
@@ -18,3 +21,9 @@ def test_the_guide_has_its_files_and_steps():
     assert all(c[-1] == "example_rate_limiter" for c in commands(section)
                if c[0] in ("release", "verify"))
     assert len(shown_ok_lines(section)) == 6, shown_ok_lines(section)
+
+
+@pytest.mark.slow
+def test_the_guides_worked_example_reaches_verify_green(tmp_path):
+    """About 80 s on two cores: build, release, check and verify of a new notebook."""
+    assert run_example(tmp_path) == []

@@ -184,7 +184,7 @@ def test_connections_past_the_cap_are_closed_and_the_hub_recovers(served):
     # LangGraph's ChatAnthropic reaches the grader's fakes through RemoteFake.serve()
     ("tier2_langgraph", "course.worlds.graphs:plan_api", 25),
     # the recording doubles' model: its calls logged in the kernel, its requests the grader's
-    ("capstone_integrated_loop", "course.worlds.capstone:script_api", 40)])
+    ("capstone_integrated_loop", "course.worlds.capstone.doubles:script_api", 40)])
 def test_the_grader_serves_the_test_cells_fakes_and_leaves_the_demo_cells_their_own(
         monkeypatch, lab, factory, at_least):
     """A solution, graded (unsandboxed: where a fake lives does not depend on the sandbox):
