@@ -592,6 +592,82 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         'them is a bug in that guard, and `run` lets it through rather than hide it.':
             ('offloader_errors_swallowed', 'budget_guard_errors_swallowed'),
     },
+    "lab05_semantic_cache": {
+        '**Out:** the stored answer to the closest question, straight away, when one close '
+        'enough in meaning was answered before for the same tenant and has not expired; '
+        'otherwise `None`, and the agent runs as usual.':
+            ('first_row_over_threshold', 'latest_row_wins', 'default_0_95',
+             'threshold_strictly_above', 'unnormalised_vectors', 'normalise_only_long_vectors',
+             'no_namespace', 'default_shared_by_tenants', 'no_expiry', 'live_at_exactly_ttl',
+             'default_ttl_two_hours', 'expired_answers_kept', 'miss_returns_empty_string'),
+    },
+    "lab06_eval_harness": {
+        '| `id`, `tags` | copied from the case (`tags` with its order and repeats) |':
+            ('id_is_the_input', 'tags_deduplicated'),
+        '| `checks` | `{"required_tools", "forbidden_tools", "call_budget", "content"}`, '
+        'each a bool |':
+            ('checks_key_misnamed', 'reads_tool_calls'),
+        '| `passed` | all four checks hold |':
+            ('passed_without_budget',),
+        '| `safety_ok` | the `forbidden_tools` check holds |':
+            ('safety_ok_is_passed',),
+        '| `usd` | `trace.usd` |':
+            ('usd_rounded_to_cents',),
+        '| `calls` | the number of steps (repeats count) |':
+            ('calls_distinct_tools',),
+        '| `success_rate` | passed cases / cases, a float, not rounded |':
+            ('success_rate_rounded',),
+        '| `safety_violations` | the **list** of ids whose `safety_ok` is false, in input '
+        'order |':
+            ('safety_as_rate', 'violations_sorted'),
+        '| `flaky_cases` | the list of ids whose `flake` is true, in input order |':
+            ('flaky_cases_sorted',),
+        '| `median_usd` | the median of `usd` (`statistics.median`) |':
+            ('mean_not_median',),
+        '| `p95_calls` | the 95th percentile of `calls` by **nearest rank**: sort the values '
+        'and take the one at rank ⌈95·N/100⌉ (1-based; compute the rank in integers) |':
+            ('p95_index_one_rank_high', 'mean_not_median'),
+        '| `by_tag` | `{tag: {"passed": passed cases with that tag, "n": cases with that '
+        'tag}}` |':
+            ('tag_counted_twice',),
+        '`run_case` calls `agent.run(case.input)` **once** and reads the `Trace` it returns '
+        '(`trace.steps`, a list of `Step` with `.tool`; `trace.text`; `trace.usd`).':
+            ('runs_agent_twice', 'reads_tool_calls'),
+        '`required_tools`: every tool in `must_call` was called at least once, in **any** '
+        'order, with anything else around it.':
+            ('exact_route', 'any_required_tool'),
+        '`forbidden_tools`: no tool in `must_not_call` was called.':
+            ('forbidden_needs_all',),
+        '`call_budget`: the number of steps is `<= max_tool_calls`.':
+            ('budget_strict',),
+        '`content`: every string in `expect_contains` appears in `trace.text`, **ignoring '
+        'case** (`str.lower()` or `str.casefold()`, either: the graded texts are plain '
+        'ASCII, where the two agree).':
+            ('content_case_sensitive', 'content_any_string'),
+        'A `trace.text` of `None` reads as `""`: then `content` holds only when '
+        '`expect_contains` is empty.':
+            ('text_none_crashes',),
+        '`run_case_majority` calls `run_case` exactly `case.n_runs` times and returns `id`, '
+        '`tags`, `passed` (**strictly more than half** the runs passed), `safety_ok` '
+        '(**every** run was safe), `flake` (`0 < passes < n_runs`), `passes` (how many runs '
+        'passed), `usd` (the mean over the runs), `calls` (the largest over the runs) and '
+        '`runs` (the per-run dicts).':
+            ('n_runs_ignored', 'half_is_a_majority', 'flake_counted_as_pass',
+             'safety_by_majority', 'all_passes_flaky', 'usd_summed_over_runs',
+             'calls_of_last_run'),
+        'A case with `n_runs` below 1 is no evidence: `run_case_majority` raises '
+        '`ValueError` for it, before it calls the agent.':
+            ('n_runs_unchecked', 'n_runs_assert'),
+        '`report(results)` takes a non-empty list of those dicts (a dict without `flake` '
+        'counts as not flaky) and returns':
+            ('flake_key_required',),
+        'A case counts once under each distinct tag of `by_tag`, even if its `tags` list one '
+        'twice.':
+            ('tag_counted_twice',),
+        '`gate(rep, baseline)` is true exactly when `rep["success_rate"] >= baseline` (the '
+        'floats compared as they are) **and** `rep["safety_violations"]` is empty.':
+            ('gate_without_safety', 'gate_strict', 'gate_rounds_success'),
+    },
 }
 
 PROSE: dict[str, dict[str, str]] = {
@@ -778,10 +854,27 @@ PROSE: dict[str, dict[str, str]] = {
         '**The `guards` bundle** (`world.Guards`):':
             'introduces the bundle table',
     },
+    "lab05_semantic_cache": {
+        '**In:** a question, a tenant id (the `namespace`), and two injected dependencies: '
+        '`embed(text)` returns a vector and `clock()` returns the time in seconds.':
+            'the inputs',
+        'Everything runs offline.':
+            'the setting',
+        '`embed` looks vectors up in a file recorded once from a real embedding model (named '
+        'below), and time is a fake clock you advance by hand.':
+            'the setting',
+    },
+    "lab06_eval_harness": {
+        '| key | value |':
+            "the header of both tables",
+        'It returns':
+            "introduces the table of run_case's keys",
+        '`statistics.mean` and `sum(...) / len(...)` are both fine for `usd`: costs are '
+        'compared to within 1e-9.':
+            'a freedom: either way of taking the mean is accepted',
+    },
 }
 
 _PENDING = "its API block is not mapped yet"
 NOT_MAPPED: dict[str, str] = {
-    "lab05_semantic_cache": _PENDING,
-    "lab06_eval_harness": _PENDING,
 }

@@ -17,9 +17,9 @@
 #
 # * **In:** a question, a tenant id (the `namespace`), and two injected dependencies:
 #   `embed(text)` returns a vector and `clock()` returns the time in seconds.
-# * **Out:** a stored answer, straight away, when a question close enough in meaning was
-#   answered before for the same tenant and has not expired; otherwise `None`, and the
-#   agent runs as usual.
+# * **Out:** the stored answer to the closest question, straight away, when one close
+#   enough in meaning was answered before for the same tenant and has not expired;
+#   otherwise `None`, and the agent runs as usual.
 #
 # Everything runs offline. `embed` looks vectors up in a file recorded once from a real
 # embedding model (named below), and time is a fake clock you advance by hand.
@@ -716,6 +716,11 @@ for _asked, _why in [("Why does the API return error 429?", "3 digits are not an
     _said = cacheable(_asked, _generic)
     assert _said is True, (
         f"cacheable whole words: cacheable({_asked!r}, ...) returned {_said!r}; {_why}")
+_said = cacheable("How do I reset a password?", "Open our login page now and click Reset.")
+assert _said is True, (
+    f"cacheable reads the user-specific and time-sensitive words in the QUESTION only: a "
+    f"generic question whose answer says 'our' and 'now' returned {_said!r}; only "
+    "identifiers are looked for in the answer too")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -738,7 +743,10 @@ rec = record(
              for _kind, _qs in _refuse.items()},
     answer_id=cacheable("Where can I download invoices?",
                         "Invoice 20931 is under Billing > Invoices."),
-    allowed=[[_q, cacheable(_q, "Go to Settings and follow the steps.")] for _q in _allow])
+    allowed=[[_q, cacheable(_q, "Go to Settings and follow the steps.")] for _q in _allow],
+    answer_words=[[_a, cacheable("How do I change the billing email?", _a)] for _a in (
+        "Use the form on our Billing page.", "The change applies right now.",
+        "My team answers at the moment you write; the current form is under Settings.")])
 ### JUDGE
 assert rec["balance"] is False, (
     "'what is my balance' is specific to one user; storing it serves their balance to the "
@@ -755,6 +763,10 @@ for asked, said in rec["allowed"]:
     assert said is True, (
         f"cacheable({asked!r}) returned {said!r}: a generic how-to question with a generic "
         "answer is exactly what the cache is for")
+for answer, said in rec["answer_words"]:
+    assert said is True, (
+        f"cacheable reads the user-specific and time-sensitive words in the question only: a "
+        f"generic question answered {answer!r} returned {said!r}")
 ### END HIDDEN TESTS
 
 # %% id="hit_miss_counters" kind="tests" points=2
@@ -850,6 +862,13 @@ got_c, got_d = at_half.get("c"), at_half.get("d")
 assert (got_c, got_d) == ("<a>", None), (
     f"threshold boundary: with threshold=0.5, cosine exactly 0.5 must hit and cosine 0.0 "
     f"must miss; got {got_c!r} and {got_d!r}")
+closest = SemanticCache(threshold=0.5, embed=exact.get, clock=FakeClock())
+closest.put("c", "<c>")
+closest.put("a", "<a>")
+got_best = closest.get("b")
+assert got_best == "<a>", (
+    "the closest live question wins: 'b' scores 0.5 against the first row 'c' and 1.0 "
+    f"against the second row 'a', both at or over threshold=0.5, so '<a>'; got {got_best!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -874,7 +893,11 @@ _strict = SemanticCache(threshold=1.0, embed=_exact.get, clock=FakeClock())
 _strict.put("p", "<p>")
 _half = SemanticCache(threshold=0.5, embed=_exact.get, clock=FakeClock())
 _half.put("p", "<p>")
-rec = record(monday=got, boundary=[_strict.get("q"), _half.get("r"), _half.get("s")],
+_closest = SemanticCache(threshold=0.5, embed=_exact.get, clock=FakeClock())
+for _k in ("r", "p", "s"):
+    _closest.put(_k, f"<{_k}>")
+rec = record(closest=_closest.get("q"), monday=got,
+             boundary=[_strict.get("q"), _half.get("r"), _half.get("s")],
              below=[_ask(_s, _a, f"<answer for {_s}>") for _s, _a in _just_below],
              close=[_ask(_s, _a, "<stored>") for _s, _a in _close])
 ### JUDGE
@@ -891,6 +914,9 @@ for stored_q, asked_q, got in rec["close"]:
 assert rec["boundary"] == ["<p>", "<p>", None], (
     f"threshold boundary: cosines exactly 1.0 (threshold 1.0), 0.5 (threshold 0.5) and -0.5 "
     f"must give hit, hit, miss (a hit needs cosine >= threshold); got {rec['boundary']!r}")
+assert rec["closest"] == "<p>", (
+    "rows r, p, s score 0.5, 1.0 and -0.5 against the question at threshold 0.5: the "
+    f"closest row, p, must answer, not the first one over the threshold; got {rec['closest']!r}")
 ### END HIDDEN TESTS
 
 # %% id="threshold_from_sweep" kind="tests" points=2

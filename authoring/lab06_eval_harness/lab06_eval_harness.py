@@ -24,7 +24,7 @@
 #
 # | key | value |
 # |---|---|
-# | `id`, `tags` | copied from the case |
+# | `id`, `tags` | copied from the case (`tags` with its order and repeats) |
 # | `checks` | `{"required_tools", "forbidden_tools", "call_budget", "content"}`, each a bool |
 # | `passed` | all four checks hold |
 # | `safety_ok` | the `forbidden_tools` check holds |
@@ -364,6 +364,16 @@ assert (_v["checks"]["required_tools"], _v["checks"]["forbidden_tools"]) == (Fal
     f"required_tools (get_order never ran) and forbidden_tools (cancel_order ran): {_v}"
 assert (_v["passed"], _v["safety_ok"], _v["calls"]) == (False, False, 2), \
     f"passed/safety_ok/calls for a 2-call unsafe run: {_v}"
+_v_ag = evals.ScriptedAgent({"f": [evals.route(
+    "v_mail", ("get_order", {"id": "8"}), ("send_email", {"to": "8"}), text="Sent.")]})
+_v = evals.attempt("run_case", run_case,
+                   Case(id="v4", input="f", must_not_call=["issue_refund", "send_email"],
+                        tags=["vip", "email", "vip"]), _v_ag)
+assert (_v["checks"]["forbidden_tools"], _v["safety_ok"], _v["tags"]) == (
+    False, False, ["vip", "email", "vip"]), (
+    "one forbidden tool running is enough to fail forbidden_tools (send_email, one of two), "
+    "and tags are the case's list as given (order and repeats kept): got forbidden_tools/"
+    f"safety_ok/tags {_v['checks']['forbidden_tools']!r}, {_v['safety_ok']!r}, {_v['tags']!r}")
 _v_d, _v_e = Case(id="v2", input="w"), Case(id="v3", input="w")
 _v_d.tags.append("x")
 assert (_v_d.must_call, _v_d.must_not_call, _v_d.max_tool_calls, _v_d.expect_contains,
@@ -381,13 +391,22 @@ _res_bad = evals.attempt("run_case", run_case, _case1,
 _skip = evals.route("guessed", text="Order 4471 has shipped.")
 _res_skip = evals.attempt("run_case", run_case, _case1,
                           evals.ScriptedAgent({"Where is order 4471?": [_skip]}))
+_cancel = evals.route("cancelled", ("search_orders", {"q": "5"}), ("cancel_order", {"id": "5"}),
+                     text="Cancelled.")
+_res_cancel = evals.attempt("run_case", run_case,
+                            Case(id="t01c", input="c", tags=["refund", "order", "refund"],
+                                 must_not_call=["delete_account", "issue_refund",
+                                                "cancel_order"]),
+                            evals.ScriptedAgent({"c": [_cancel]}))
 _c = Case(id="d", input="x")
 _defaults = record(max_tool_calls=_c.max_tool_calls, n_runs=_c.n_runs,
                    must_call=_c.must_call, tags=_c.tags)
 _c.must_call.append("get_order")
 rec = record(shown=res, again=_res, runs=_ag.runs["Where is order 4471?"], emailed=_res_bad,
              skipped=_res_skip, defaults=_defaults,
-             fresh_must_call=Case(id="e", input="y").must_call)
+             fresh_must_call=Case(id="e", input="y").must_call,
+             cancel={"forbidden": _res_cancel["checks"]["forbidden_tools"],
+                     "safety_ok": _res_cancel["safety_ok"], "tags": _res_cancel["tags"]})
 ### JUDGE
 from course.worlds import evals
 
@@ -419,6 +438,12 @@ assert [d["max_tool_calls"], d["n_runs"], d["must_call"], d["tags"]] == [10, 3, 
     "Case defaults must be max_tool_calls=10, n_runs=3 and empty lists")
 assert rec["fresh_must_call"] == [], (
     "two Cases share one must_call list; use field(default_factory=list)")
+res = rec["cancel"]
+assert [res["forbidden"], res["safety_ok"]] == [False, False], (
+    "cancel_order, one of three tools in must_not_call, ran: one forbidden tool is enough "
+    f"to fail forbidden_tools and safety_ok, got {res['forbidden']}, {res['safety_ok']}")
+assert res["tags"] == ["refund", "order", "refund"], (
+    f"tags are copied from the case as they are (order and repeats kept), got {res['tags']}")
 ### END HIDDEN TESTS
 
 # %% id="content_case_insensitive" kind="tests" points=1
@@ -536,10 +561,12 @@ assert res["checks"]["call_budget"] is True, \
 _v_six = evals.route("v_six", *[("get_order", {"id": "2"}) for _ in range(6)], text="ok")
 _v = evals.attempt("run_case", run_case, Case(id="v", input="s", max_tool_calls=5),
                    evals.ScriptedAgent({"s": [_v_six]}))
-assert (_v["checks"]["call_budget"], _v["passed"], _v["calls"]) == (False, False, 6), (
+assert (_v["checks"]["call_budget"], _v["passed"], _v["calls"], _v["safety_ok"]) == (
+    False, False, 6, True), (
     "call_budget: 6 calls (one call repeated; repeats count) with max_tool_calls=5 is over "
-    f"budget and fails the run: got call_budget/passed/calls {_v['checks']['call_budget']}, "
-    f"{_v['passed']}, {_v['calls']}")
+    "budget and fails the run, but safety_ok follows forbidden_tools alone: got "
+    f"call_budget/passed/calls/safety_ok {_v['checks']['call_budget']}, {_v['passed']}, "
+    f"{_v['calls']}, {_v['safety_ok']}")
 _v_ten = evals.route("v_ten", *[("search_orders", {"p": p}) for p in range(10)], text="ok")
 _v = evals.attempt("run_case", run_case, Case(id="v", input="s"),
                    evals.ScriptedAgent({"s": [_v_ten]}))
@@ -658,11 +685,13 @@ except Exception as _v_exc:  # noqa: BLE001 - reported in the assertion below
 assert (_v, _v_ag.runs["z"]) == ("raised ValueError", 0), (
     "n_runs=0: run_case_majority must raise ValueError before it calls the agent; "
     f"got {_v!r} after {_v_ag.runs['z']} runs")
-_v_rows = [evals.result_row(5, flake=True), evals.result_row(6), evals.result_row(7)]
-del _v_rows[2]["flake"]
+_v_rows = [evals.result_row(9, flake=True), evals.result_row(5, flake=True),
+           evals.result_row(6), evals.result_row(7)]
+del _v_rows[3]["flake"]
 _v = evals.attempt("report", report, _v_rows)["flaky_cases"]
-assert _v == ["c05"], (
-    f"flaky_cases: ids whose flake is true (no flake key: not flaky): got {_v!r}")
+assert _v == ["c09", "c05"], (
+    "flaky_cases: ids whose flake is true, in input order (not sorted); a dict with no flake "
+    f"key is not flaky: got {_v!r}")
 ### BEGIN HIDDEN TESTS
 from course.observe import outcome, record
 
@@ -682,10 +711,14 @@ _rows = [evals.result_row(1), evals.result_row(2, passed=False, flake=True)]
 _rep = evals.attempt("report", report, _rows)
 _no_flake = {k: v for k, v in evals.result_row(3, passed=False).items() if k != "flake"}
 _rep_no_flake = evals.attempt("report", report, [evals.result_row(4, flake=True), _no_flake])
+_rep_flaky_order = evals.attempt("report", report,
+                                 [evals.result_row(8, flake=True), evals.result_row(3),
+                                  evals.result_row(2, passed=False, flake=True)])
 _ag_neg = evals.ScriptedAgent({"n": [_ok]})
 _neg = outcome(run_case_majority, Case(id="neg", input="n", n_runs=-1), _ag_neg)
 rec = record(shown=res, two=_res_two, same=_same, four=_res_four,
              no_flake=_rep_no_flake["flaky_cases"], neg=_neg["raised"],
+             flaky_order=_rep_flaky_order["flaky_cases"],
              neg_runs=_ag_neg.runs["n"],
              mixed={"calls": _res_mixed["calls"], "usd": _res_mixed["usd"],
                     "n_runs": len(_res_mixed["runs"])},
@@ -717,6 +750,8 @@ assert rep["flaky_cases"] == ["c02"] and rep["success_rate"] == 0.5, (
     f"a failed flaky case is listed in flaky_cases and not counted as a success: {rep}")
 assert rec["no_flake"] == ["c04"], (
     f"a result without a flake key counts as not flaky: got flaky_cases {rec['no_flake']!r}")
+assert rec["flaky_order"] == ["c08", "c02"], (
+    f"flaky_cases lists flaky ids in input order (8, then 2), got {rec['flaky_order']!r}")
 assert (rec["neg"] or {}).get("type") == "ValueError" and rec["neg_runs"] == 0, (
     f"n_runs=-1 must raise ValueError before any run: got {rec['neg']!r} after "
     f"{rec['neg_runs']} runs")
@@ -813,10 +848,10 @@ _rep = {"success_rate": 0.97, "safety_violations": ["c12"], "flaky_cases": []}
 assert gate(_rep, 0.90) is False, \
     "success 0.97 >= 0.90 but c12 was unsafe: one safety violation must block the gate"
 _v = [gate({"success_rate": r, "safety_violations": []}, b)
-      for r, b in ((0.92, 0.80), (0.8, 0.8), (0.79, 0.80))]
-assert _v == [True, True, False], (
+      for r, b in ((0.92, 0.80), (0.8, 0.8), (0.79, 0.80), (0.898, 0.90))]
+assert _v == [True, True, False, False], (
     "gate: with no violation, success >= baseline passes (0.92 vs 0.80, 0.8 vs 0.8 exactly) "
-    f"and below fails (0.79 vs 0.80): got {_v}")
+    f"and below fails, unrounded (0.79 vs 0.80, 0.898 vs 0.90): got {_v}")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
 
@@ -824,6 +859,7 @@ rec = record(shown=gate(_rep, 0.90),
              clean=gate({"success_rate": 0.97, "safety_violations": []}, 0.90),
              equal=gate({"success_rate": 19 / 20, "safety_violations": []}, 0.95),
              below=gate({"success_rate": 0.89, "safety_violations": []}, 0.90),
+             just_below=gate({"success_rate": 0.8951, "safety_violations": []}, 0.90),
              two_unsafe=gate({"success_rate": 1.0, "safety_violations": ["c01", "c02"]}, 0.5))
 ### JUDGE
 assert rec["shown"] is False, (
@@ -833,6 +869,9 @@ assert rec["clean"] is True, (
 assert rec["equal"] is True, (
     "success 19/20 equals baseline 0.95: the gate is >=, so it passes")
 assert rec["below"] is False, "success 0.89 < baseline 0.90 must fail the gate"
+assert rec["just_below"] is False, (
+    "success 0.8951 < baseline 0.90 must fail the gate: compare the floats as they are, "
+    "not rounded")
 assert rec["two_unsafe"] is False, (
     "two unsafe cases must block the gate whatever the success rate")
 ### END HIDDEN TESTS

@@ -174,4 +174,41 @@ MUTANTS += [
         new="return v / length if length > 1 else v",
         loses={"normalises_vectors"},
     ),
+    Mutant(
+        name="first_row_over_threshold",
+        bug="get serves the first stored row whose cosine clears the threshold, not the "
+            "closest one, so an earlier, looser match hides an exact repeat",
+        cell="semantic_cache",
+        old="best = int(np.argmax(scores))",
+        new="best = int(np.argmax(scores >= self.threshold))",
+        loses={"default_threshold"},
+    ),
+    Mutant(
+        name="expired_answers_kept",
+        bug="expired rows are dropped from the vectors and store times but not from the "
+            "answers, so after an expiry a live question is served a dead row's answer",
+        cell="semantic_cache",
+        old='                shelf["answers"] = [shelf["answers"][i] for i in keep]\n',
+        new="",
+        loses={"ttl_expiry"},
+    ),
+    Mutant(
+        name="miss_returns_empty_string",
+        bug="a miss returns an empty string instead of None, so the caller's "
+            "'is None' test never runs the agent",
+        cell="semantic_cache",
+        old="        return found\n",
+        new='        return "" if found is None else found\n',
+        loses={"tenant_isolation", "ttl_expiry", "hit_miss_counters", "default_threshold",
+               "threshold_from_sweep", "normalises_vectors"},
+    ),
 ]
+MUTANTS.append(Mutant(
+    name="word_rules_on_the_answer",
+    bug="the user-specific and time-sensitive words are searched in the answer too, so a "
+        "generic question answered 'see our Billing page' is never stored",
+    cell="cacheable",
+    old="question = q.lower()",
+    new="question = (q + \"\\n\" + a).lower()",
+    loses={"cacheable_filter"},
+))

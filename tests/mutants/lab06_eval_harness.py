@@ -184,4 +184,152 @@ MUTANTS = [
         new='for tag in r["tags"]:',
         loses={"by_tag_counts"},
     ),
+    Mutant(
+        name="id_is_the_input",
+        bug="lab 6 spec: run_case reports the case's input text as its id, so report and "
+            "the safety list name requests instead of cases",
+        cell="case_run",
+        old='return {"id": case.id, "tags": list(case.tags), "checks": checks,',
+        new='return {"id": case.input, "tags": list(case.tags), "checks": checks,',
+        loses={"run_case_shape"},
+    ),
+    Mutant(
+        name="tags_deduplicated",
+        bug="lab 6 spec: run_case returns the case's tags as a sorted set instead of a copy "
+            "of the list: order and repeats are lost",
+        cell="case_run",
+        old='return {"id": case.id, "tags": list(case.tags), "checks": checks,',
+        new='return {"id": case.id, "tags": sorted(set(case.tags)), "checks": checks,',
+        loses={"run_case_shape"},
+    ),
+    Mutant(
+        name="checks_key_misnamed",
+        bug="lab 6 spec: the budget check is reported under the key 'budget', not "
+            "'call_budget', so a reader of the table finds no call_budget",
+        cell="case_run",
+        old='"call_budget": len(called) <= case.max_tool_calls,',
+        new='"budget": len(called) <= case.max_tool_calls,',
+        loses={"run_case_shape", "call_budget"},
+    ),
+    Mutant(
+        name="passed_without_budget",
+        bug="lab 6 spec: passed is decided by the tool and content checks only, so a run "
+            "over its call budget still passes",
+        cell="case_run",
+        old='"passed": all(checks.values()), "safety_ok": checks["forbidden_tools"],',
+        new='"passed": all(v for k, v in checks.items() if k != "call_budget"),\n'
+            '            "safety_ok": checks["forbidden_tools"],',
+        loses={"call_budget"},
+    ),
+    Mutant(
+        name="safety_ok_is_passed",
+        bug="lab 6 spec: safety_ok is set from all four checks, so a run that was only over "
+            "budget or skipped a required tool is reported unsafe",
+        cell="case_run",
+        old='"safety_ok": checks["forbidden_tools"],',
+        new='"safety_ok": all(checks.values()),',
+        loses={"run_case_shape", "call_budget"},
+    ),
+    Mutant(
+        name="usd_rounded_to_cents",
+        bug="lab 6 spec: usd rounded to cents instead of trace.usd as it is, so a run of "
+            "$0.0102 reads as $0.01 and the means drift",
+        cell="case_run",
+        old='"usd": trace.usd, "calls": len(called)}',
+        new='"usd": round(trace.usd, 2), "calls": len(called)}',
+        loses={"run_case_shape", "flake_not_success"},
+    ),
+    Mutant(
+        name="calls_distinct_tools",
+        bug="lab 6 spec: calls counts distinct tools, not steps, so a paging storm of one "
+            "tool reads as a single call",
+        cell="case_run",
+        old='"usd": trace.usd, "calls": len(called)}',
+        new='"usd": trace.usd, "calls": len(set(called))}',
+        loses={"call_budget", "flake_not_success"},
+    ),
+    Mutant(
+        name="runs_agent_twice",
+        bug="lab 6 spec: run_case runs the agent a second time to read the answer text, so "
+            "the checks mix two different runs and the agent runs twice per case run",
+        cell="case_run",
+        old='answer = (trace.text or "").lower()',
+        new='answer = (agent.run(case.input).text or "").lower()',
+        loses={"run_case_shape", "content_case_insensitive", "route_not_asserted",
+               "safety_all_runs", "flake_not_success"},
+    ),
+    Mutant(
+        name="forbidden_needs_all",
+        bug="lab 6 spec: forbidden_tools fails only when every tool in must_not_call ran, so "
+            "calling one forbidden tool of two reads as safe",
+        cell="case_run",
+        old='"forbidden_tools": not any(t in called for t in case.must_not_call),',
+        new='"forbidden_tools": not (case.must_not_call\n'
+            '                                and all(t in called for t in case.must_not_call)),',
+        loses={"run_case_shape"},
+    ),
+    Mutant(
+        name="content_any_string",
+        bug="lab 6 spec: content holds when any expected string appears, not every one",
+        cell="case_run",
+        old='"content": all(want.lower() in answer for want in case.expect_contains),',
+        new='"content": any(want.lower() in answer for want in case.expect_contains)\n'
+            '                   or not case.expect_contains,',
+        loses={"content_case_insensitive"},
+    ),
+    Mutant(
+        name="usd_summed_over_runs",
+        bug="lab 6 spec: usd of a voted case is the sum over its runs, not the mean",
+        cell="run_majority",
+        old='"usd": statistics.mean(r["usd"] for r in runs),',
+        new='"usd": sum(r["usd"] for r in runs),',
+        loses={"flake_not_success"},
+    ),
+    Mutant(
+        name="n_runs_ignored",
+        bug="lab 6 spec: run_case_majority always runs a case three times, whatever its "
+            "n_runs",
+        cell="run_majority",
+        old="runs = [run_case(case, agent) for _ in range(case.n_runs)]",
+        new="runs = [run_case(case, agent) for _ in range(3)]",
+        loses={"safety_all_runs", "flake_not_success"},
+    ),
+    Mutant(
+        name="n_runs_assert",
+        bug="lab 6 spec: n_runs below 1 is rejected with assert, which raises AssertionError "
+            "(and vanishes under python -O), not ValueError",
+        cell="run_majority",
+        old="""    if case.n_runs < 1:
+        raise ValueError(f"case {case.id!r}: n_runs must be at least 1, got {case.n_runs}")
+""",
+        new="""    assert case.n_runs >= 1, f"case {case.id!r}: n_runs must be at least 1"
+""",
+        loses={"flake_not_success"},
+    ),
+    Mutant(
+        name="flake_key_required",
+        bug="lab 6 spec: flaky_cases reads r['flake'], so a result dict without a flake key "
+            "raises KeyError instead of counting as not flaky",
+        cell="report_fn",
+        old='"flaky_cases": [r["id"] for r in results if r.get("flake")],',
+        new='"flaky_cases": [r["id"] for r in results if r["flake"]],',
+        loses={"flake_not_success"},
+    ),
+    Mutant(
+        name="flaky_cases_sorted",
+        bug="lab 6 spec: flaky_cases sorted by id instead of kept in input order",
+        cell="report_fn",
+        old='"flaky_cases": [r["id"] for r in results if r.get("flake")],',
+        new='"flaky_cases": sorted(r["id"] for r in results if r.get("flake")),',
+        loses={"flake_not_success"},
+    ),
+    Mutant(
+        name="gate_rounds_success",
+        bug="lab 6 spec: the gate rounds the success rate to 2 places before comparing, so "
+            "0.898 passes a baseline of 0.90",
+        cell="gate_fn",
+        old='return rep["success_rate"] >= baseline and not rep["safety_violations"]',
+        new='return round(rep["success_rate"], 2) >= baseline and not rep["safety_violations"]',
+        loses={"gate_needs_safety"},
+    ),
 ]
