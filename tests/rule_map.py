@@ -333,7 +333,7 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         'Every `/` and `\\` in `tool_name` becomes `_` in the file name (`mcp/search` is '
         'saved as `mcp_search-….txt`), so the file always lands directly inside `root`; the '
         'pointer shows the tool name as given.':
-            ('tool_name_used_raw',),
+            ('tool_name_used_raw', 'backslash_kept'),
         'Two different payloads get two different files.':
             ('same_file_for_every_payload',),
         '`wrap` adds `len(text)` to `saved_chars` and returns a pointer that holds: * the '

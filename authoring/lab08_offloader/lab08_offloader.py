@@ -1003,6 +1003,12 @@ assert len(_names) == 2 and all(re.fullmatch(r"mcp_search-.{8}\.txt", n) for n i
     "file name: '/' in tool_name becomes '_' and two payloads get two files directly "
     f"inside root (mcp_search-<8 chars>.txt), got {_names}")
 assert "mcp/search" in _ptr_a, f"pointer content: the tool name as given, got {_ptr_a!r}"
+_base3 = tempfile.mkdtemp(prefix="lab08-t-")
+Offloader(_base3).wrap("mcp\\search", "c\n" * 1500)
+_names3 = os.listdir(_base3)
+assert len(_names3) == 1 and re.fullmatch(r"mcp_search-.{8}\.txt", _names3[0]), (
+    "file name: '\\' in tool_name becomes '_' as '/' does, so the file lands directly inside "
+    f"root (mcp_search-<8 chars>.txt), got {_names3}")
 _ended = "\n".join(["alpha" * 20] * 30) + "\n"   # 3,030 characters, over the threshold
 _eroot = os.path.join(_base, "ended")
 _eptr = Offloader(_eroot).wrap("tail_newline", _ended)

@@ -211,3 +211,12 @@ MUTANTS = [
         loses={"absolute_path_refused"},
     ),
 ]
+MUTANTS.append(Mutant(
+    name="backslash_kept",
+    bug="only '/' in tool_name becomes '_': a tool name with '\\' keeps it, so its file is "
+        "not the one the text names and '..\\' parts are left as they are",
+    cell="offloader",
+    old='safe = tool_name.replace("/", "_").replace("\\\\", "_")',
+    new='safe = tool_name.replace("/", "_")',
+    loses={"pointer_not_thin"},
+))
