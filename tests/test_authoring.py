@@ -79,6 +79,28 @@ def test_bad_headers_name_the_line(header, message):
     assert str(info.value).startswith("lab.py:3:")
 
 
+@pytest.mark.parametrize("kind, body, line, message", [
+    ("solution", "def f():\n    ### BEGIN SOLUTION\n    return 1\n", 6,
+     "the solution region opened here is never closed"),
+    ("solution", "def f():\n    return 1\n    ### END SOLUTION\n", 7,
+     "'### END SOLUTION' closes no open region"),
+    ("tests", "assert f() == 1\n### JUDGE\nassert True\n", 6,
+     "'### JUDGE' outside a hidden-test region"),
+    ("tests", "assert f() == 1\nx = 2\n### END HIDDEN TESTS\n", 7,
+     "'### END HIDDEN TESTS' closes no open region"),
+    ("tests", "### BEGIN HIDDEN TESTS\n### BEGIN SOLUTION\n### END HIDDEN TESTS\n", 6,
+     "inside the hidden region opened 1 line above; regions cannot nest"),
+])
+def test_a_broken_region_names_the_script_line_and_cell(kind, body, line, message):
+    """nbgrader would refuse these cells later, naming the generated notebook's cell; the
+    build refuses them first, naming the line of the authoring script to edit."""
+    points = " points=1" if kind == "tests" else ""
+    script = f'# %%\nx = 1\n\n# %% id="c" kind="{kind}"{points}\n{body}'
+    with pytest.raises(AuthoringError, match=message) as info:
+        build(script, "authoring/lab/lab.py")
+    assert str(info.value).startswith(f"authoring/lab/lab.py:{line} (cell 'c'): "), info.value
+
+
 def test_duplicate_ids_are_rejected():
     with pytest.raises(AuthoringError, match="already used at line 1"):
         parse('# %% id="a" kind="solution"\n# %% id="a" kind="tests" points=1\n')

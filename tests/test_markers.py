@@ -38,7 +38,7 @@ def test_answer_text_and_strip_hidden():
 
 @pytest.mark.parametrize(("source", "message"), [
     ("### BEGIN SOLUTION\nx = 1\n### BEGIN HIDDEN TESTS\n### END HIDDEN TESTS\n### END SOLUTION",
-     r"lab\.py:3: .*inside the solution region opened at line 1; regions cannot nest"),
+     r"lab\.py:3: .*inside the solution region opened 2 lines above; regions cannot nest"),
     ("x = 1\n### BEGIN HIDDEN TESTS\nassert x", r"lab\.py:2: the hidden region opened here is "
      "never closed"),
     ("x = 1\n### END SOLUTION", r"lab\.py:2: .*closes no open region"),

@@ -28,7 +28,14 @@ REGIONS: dict[str, tuple[str, str]] = {
 
 
 class MarkerError(ValueError):
-    """A cell whose regions nbgrader would reject: nested, unterminated or stray markers."""
+    """A cell whose regions nbgrader would reject: nested, unterminated or stray markers.
+
+    ``line`` is the 1-based line of the cell it is about and ``reason`` what is wrong there,
+    so a caller that knows where the cell came from can name that file and line instead."""
+
+    def __init__(self, where: str, line: int, reason: str) -> None:
+        super().__init__(f"{where}:{line}: {reason}")
+        self.line, self.reason = line, reason
 
 
 @dataclass(frozen=True)
@@ -77,16 +84,18 @@ def split(source: str, where: str = "<cell>") -> list[Line]:
         name, begin = found
         if begin:
             if current is not None:
-                raise MarkerError(f"{where}:{n}: {REGIONS[name][0]!r} inside the {current} "
-                                  f"region opened at line {opened_at}; regions cannot nest")
+                above = n - opened_at
+                raise MarkerError(where, n, f"{REGIONS[name][0]!r} inside the {current} region "
+                                  f"opened {above} line{'s' * (above != 1)} above; regions "
+                                  "cannot nest")
             current, opened_at = name, n
         else:
             if current != name:
-                raise MarkerError(f"{where}:{n}: {REGIONS[name][1]!r} closes no open region")
+                raise MarkerError(where, n, f"{REGIONS[name][1]!r} closes no open region")
             current = None
         out.append(Line(text, n, name, marker=True))
     if current is not None:
-        raise MarkerError(f"{where}:{opened_at}: the {current} region opened here is never "
+        raise MarkerError(where, opened_at, f"the {current} region opened here is never "
                           f"closed; add {REGIONS[current][1]!r}")
     return out
 
@@ -164,13 +173,12 @@ def test_parts(source: str, where: str = "<cell>") -> TestParts:
             continue
         if ln.text.strip() == JUDGE:
             if ln.region != "hidden":
-                raise MarkerError(f"{where}:{ln.number}: {JUDGE!r} outside a hidden-test "
-                                  "region")
+                raise MarkerError(where, ln.number, f"{JUDGE!r} outside a hidden-test region")
             judges += 1
             judge_line = judge_line or ln.number
             if judges > 1:
-                raise MarkerError(f"{where}:{ln.number}: a second {JUDGE!r}; a cell has one "
-                                  "record part and one judge")
+                raise MarkerError(where, ln.number, f"a second {JUDGE!r}; a cell has one record "
+                                  "part and one judge")
             continue
         if ln.region == "hidden" and judges:
             judge.append(ln.text)

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import nbformat
 
+from . import markers
+
 KINDS = ("code", "solution", "tests", "manual", "readonly", "instructor")
 INSTRUCTOR_TAG = "instructor"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -193,6 +195,19 @@ def _num(points: float | None) -> float | int:
     return int(points) if float(points).is_integer() else points
 
 
+def _check_regions(spec: CellSpec, body: str, source: str, cell_id: str) -> None:
+    """Refuse a cell whose ``### BEGIN/END`` regions or ``### JUDGE`` line nbgrader or the
+    grader would reject, naming the script line to edit (not the generated cell's)."""
+    try:
+        if spec.kind == "tests":
+            markers.test_parts(body)
+        else:
+            markers.split(body)
+    except markers.MarkerError as exc:
+        raise AuthoringError(f"{source}:{script_line(spec, exc.line)} (cell {cell_id!r}): "
+                             f"{exc.reason}") from None
+
+
 def build(text: str, source: str = "<script>") -> nbformat.NotebookNode:
     """The nbgrader master notebook for a percent script (``source`` names it, and is
     recorded in the notebook's metadata as the file that generated it)."""
@@ -200,6 +215,7 @@ def build(text: str, source: str = "<script>") -> nbformat.NotebookNode:
     for n, spec in enumerate(parse(text, source)):
         body = _body(spec)
         cell_id = spec.id or f"cell-{n:03d}"
+        _check_regions(spec, body, source, cell_id)
         if spec.markdown:
             cell = nbformat.v4.new_markdown_cell(body, id=cell_id)
         else:
