@@ -134,12 +134,13 @@ def _child(argv: list[str], cwd: str, gate: int, session: bool) -> None:
 
         app = IPKernelApp.instance()
         app.initialize(argv)
-        inline = sys.modules.get("matplotlib_inline.backend_inline")
-        if inline is not None:
-            # The template imported the inline backend before any shell existed, so its
-            # import-time hook (which makes every cell's figures display data) found none;
-            # run it now, as a cold kernel's first import of the backend would.
-            inline._enable_matplotlib_integration()
+        # The template imported the inline backend before any shell existed, so its
+        # import-time hook (which makes every cell's figures display data) found none; run
+        # it now, as a cold kernel's first import of the backend would.
+        hook = getattr(sys.modules.get("matplotlib_inline.backend_inline"),
+                       "_enable_matplotlib_integration", None)
+        if hook is not None:
+            hook()
         app.start()
     finally:
         os._exit(0)
