@@ -122,9 +122,9 @@ def test_rolling_summary_drifts_identifiers(ns, runs):
 
 def test_truncate_loses_the_constraint_and_structured_keeps_it(runs):
     for c in cr.CHECKPOINTS:
-        assert "never modify the ledger folder" not in runs["truncate"].windows[c]
-        assert "never modify the ledger folder" in runs["structured"].windows[c]
-        assert "never modify the ledger folder" in runs["hybrid"].windows[c]
+        assert cr.LEDGER_RULE not in runs["truncate"].windows[c]
+        assert cr.LEDGER_RULE in runs["structured"].windows[c]
+        assert cr.LEDGER_RULE in runs["hybrid"].windows[c]
 
 
 def test_ungated_store_carries_the_injection(ns):

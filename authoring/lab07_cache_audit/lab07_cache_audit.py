@@ -343,6 +343,8 @@ rec = record(healthy=call_usd(210, 6_100, 18_400, 400), broken=call_usd(18_610, 
 ### JUDGE
 import math
 
+from course.prices import PER_MTOK
+
 _h, _b = rec["healthy"], rec["broken"]
 assert round(_h, 4) == 0.0584, (
     f"cache reads bill at 0.10x input: the healthy call is $0.0584, got ${_h:.4f}")
@@ -370,14 +372,14 @@ _raised = rec["unknown"]["raised"]
 _raised = _raised["type"] if _raised else None
 assert _raised == "KeyError", (
     f"a model not in PRICE raises KeyError, not a price: got {rec['unknown']!r}")
-for _m, (_pin, _pout) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (2, 10),
-                          "claude-haiku-4-5": (1, 5)}.items():
+for _m, _rates in PER_MTOK.items():
+    _pin, _pout = _rates["input"], _rates["output"]
     _p = rec["price"][_m]
     assert (isinstance(_p, dict) and isinstance(_p.get("in"), int | float)
             and isinstance(_p.get("out"), int | float)
             and math.isclose(_p["in"] * 1e6, _pin) and math.isclose(_p["out"] * 1e6, _pout)), (
         f"PRICE holds dollars per TOKEN, not per million: PRICE[{_m!r}] should be "
-        f"in {_pin}e-6, out {_pout}e-6; got {_p}")
+        f"in {_pin:g}e-6, out {_pout:g}e-6; got {_p}")
 ### END HIDDEN TESTS
 
 # %% id="hit_rate_on_last_call" kind="tests" points=2
@@ -432,6 +434,7 @@ rec = record(report=report, n4=_r, n4_requests=_n4_requests,
 import math
 
 from course.hub import log_of
+from course.worlds import cache_audit as world
 
 _n4_requests, _default_requests = log_of(rec["n4_requests"]), log_of(rec["default_requests"])
 _rep = rec["report"]
@@ -441,10 +444,14 @@ assert _rep["verdict"] == "HEALTHY", (
 _r = rec["n4"]
 assert len(_n4_requests) == 4 and len(_r["per_call"]) == 4, (
     f"n=4 must send 4 requests and report 4 rows; sent {len(_n4_requests)}")
-assert _r["per_call"][0] == {"uncached_in": 210, "cache_write": 24_500, "cache_read": 0}, (
-    f"per_call[0] is the cold call (write 24,500, read 0); got {_r['per_call'][0]}")
-assert _r["per_call"][-1] == {"uncached_in": 210, "cache_write": 6_100, "cache_read": 18_400}, (
-    f"per_call[-1] is the warm call; got {_r['per_call'][-1]}")
+_cold = {"uncached_in": world.TAIL_TOKENS, "cache_write": world.PREFIX_TOKENS + world.DOCS_TOKENS,
+         "cache_read": 0}
+_warm = {"uncached_in": world.TAIL_TOKENS, "cache_write": world.DOCS_TOKENS,
+         "cache_read": world.PREFIX_TOKENS}
+assert _r["per_call"][0] == _cold, (
+    f"per_call[0] is the cold call {_cold}; got {_r['per_call'][0]}")
+assert _r["per_call"][-1] == _warm, (
+    f"per_call[-1] is the warm call {_warm}; got {_r['per_call'][-1]}")
 assert _r["verdict"] == "HEALTHY", "the last call's hit rate decides the verdict"
 _first_lines = [m["content"][0]["text"].split("\n")[0]
                 for m in (b["messages"][0] for b in _n4_requests)]

@@ -430,6 +430,8 @@ rec = record(visible=ledger.total(), total=_l.total(), rows=_l.rows, singles=_si
 ### JUDGE
 import math
 
+from course.prices import PER_MTOK
+
 
 def _number(value):
     return isinstance(value, int | float) and not isinstance(value, bool)
@@ -471,13 +473,13 @@ _raised = _raised and _raised["type"]
 assert _raised == "KeyError", f"a model not in PRICE must raise KeyError, got {_raised}"
 assert rec["odd_ms"] == 3.375, (
     f"ms is stored unchanged: record(..., 3.375) stored {rec['odd_ms']!r}")
-for _m, _in, _out in [("claude-opus-5", 5, 25), ("claude-sonnet-5", 2, 10),
-                      ("claude-haiku-4-5", 1, 5)]:
+for _m, _rates in PER_MTOK.items():
+    _in, _out = _rates["input"], _rates["output"]
     _r = rec["price"].get(_m, {})
     assert (_number(_r.get("in")) and _number(_r.get("out"))
             and math.isclose(_r["in"], _in / 1_000_000, rel_tol=1e-9)
             and math.isclose(_r["out"], _out / 1_000_000, rel_tol=1e-9)), (
-        f"PRICE[{_m!r}] is USD per token ({_in} / 1_000_000 in, {_out} / 1_000_000 out), "
+        f"PRICE[{_m!r}] is USD per token ({_in:g} / 1_000_000 in, {_out:g} / 1_000_000 out), "
         f"as in Lab 3; got {_r!r}")
 ### END HIDDEN TESTS
 

@@ -465,7 +465,7 @@ assert "run the security review" in _second["render"] and "skip" not in _second[
     "a later tool result must not supersede the assistant's decision")
 _steps = [q[0] for q in _second["quarantine"]["entries"]]
 assert _steps == [38, 39, 41, 40], f"quarantine steps: {_second['quarantine']['entries']}"
-assert "never modify the ledger folder" in rec["third"]["render"], (
+assert cr.LEDGER_RULE in rec["third"]["render"], (
     "a user turn's fact must be written")
 _pairs = [[q[0], q[1]] for q in rec["task_quarantine"]]
 assert _pairs == [[12, "id:staging bucket"], [22, "id:budget code"], [38, "decision:security"]], (
@@ -584,7 +584,7 @@ for _r in rec["runs"]:
     assert _r["held"][:_over - 1] == _keep.held[:_over - 1], (
         f"{_name} changed the request below the budget")
     assert _r["held"] and max(_r["held"]) <= cr.BUDGET, f"{_name} was left above the budget"
-assert "never modify the ledger folder" in rec["short_window"], (
+assert cr.LEDGER_RULE in rec["short_window"], (
     "with a budget above the whole log nothing may be cut: the step-3 constraint must stay")
 ### END HIDDEN TESTS
 
@@ -594,7 +594,7 @@ from course.worlds import context_reduction as cr
 _task = cr.generate_task()
 _mine = dict(reduce_while_over=reduce_while_over, make_store=StateStore, make_gate=TrustGate)
 _run = cr.simulate("structured", _task, **_mine)
-assert "never modify the ledger folder" in _run.windows[100], (
+assert cr.LEDGER_RULE in _run.windows[100], (
     "under structured state the step-3 constraint is gone by step 100: carry the state block")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
@@ -608,13 +608,13 @@ rec = record(visible=_run.windows[100], runs=_runs)
 ### JUDGE
 from course.worlds import context_reduction as cr
 
-assert "never modify the ledger folder" in rec["visible"], (
+assert cr.LEDGER_RULE in rec["visible"], (
     "under structured state the step-3 constraint is gone by step 100: carry the state block")
 assert len(rec["runs"]) == 6, "every strategy and seed must be recorded"
 for _r in rec["runs"]:
     _name, _seed = _r["name"], _r["seed"]
     for _c in cr.CHECKPOINTS:
-        assert "never modify the ledger folder" in _r["windows"][str(_c)], (
+        assert cr.LEDGER_RULE in _r["windows"][str(_c)], (
             f"{_name} (seed {_seed}) lost the constraint by step {_c}")
     assert _r["held"] and max(_r["held"]) <= cr.BUDGET, f"{_name} exceeded the budget"
 ### END HIDDEN TESTS
@@ -624,7 +624,7 @@ from course.worlds import context_reduction as cr
 
 _task = cr.generate_task()
 _run = cr.simulate("truncate", _task, reduce_while_over=reduce_while_over)
-assert "never modify the ledger folder" not in _run.windows[100], (
+assert cr.LEDGER_RULE not in _run.windows[100], (
     "FIFO truncation still holds the step-3 constraint at step 100: is it cutting at all?")
 ### BEGIN HIDDEN TESTS
 from course.observe import record
@@ -633,10 +633,10 @@ rec = record(windows=_run.windows, held=_run.held, reductions=_run.reductions)
 ### JUDGE
 from course.worlds import context_reduction as cr
 
-assert "never modify the ledger folder" not in rec["windows"]["100"], (
+assert cr.LEDGER_RULE not in rec["windows"]["100"], (
     "FIFO truncation still holds the step-3 constraint at step 100: is it cutting at all?")
 for _c in cr.CHECKPOINTS:
-    assert "never modify the ledger folder" not in rec["windows"][str(_c)], (
+    assert cr.LEDGER_RULE not in rec["windows"][str(_c)], (
         f"truncate still holds the step-3 constraint at step {_c}")
 assert rec["held"] and max(rec["held"]) <= cr.BUDGET and rec["reductions"] > 0, (
     "truncate must cut to the budget")

@@ -23,14 +23,15 @@ from typing import Protocol
 
 from anthropic.types import Usage
 
+from .. import prices
 from ..fakes import follow_request, with_usage
 from ..wire import JSON, block_text, message, text, tool_results, tool_use
 from . import harness
 
 MODEL = "claude-opus-5"
-#: claude-opus-5 list prices from seed 001, dollars per million tokens.
-USD_PER_MTOK_IN = 5.0
-USD_PER_MTOK_OUT = 25.0
+#: MODEL's list prices, dollars per million tokens, from the course's one price table.
+USD_PER_MTOK_IN = prices.PER_MTOK[MODEL]["input"]
+USD_PER_MTOK_OUT = prices.PER_MTOK[MODEL]["output"]
 
 GOAL = "Customers get HTTP 429 from /v1/orders. What request rate does our documentation allow?"
 STUCK_QUERY = "rate limit"

@@ -13,10 +13,11 @@ from typing import Any
 
 import anthropic
 
+from ... import prices
 from ...clock import FakeSleep
 from ...trace import Trace
 from ...wire import JSON
-from .desk import SEARCH_DUMP, Agent, Desk, triage_agent
+from .desk import MODEL, SEARCH_DUMP, Agent, Desk, triage_agent
 
 # -- the guard bundle -----------------------------------------------------------------------
 
@@ -133,7 +134,8 @@ class RoughBudget:
     """A stand-in budget that prices every input token, cached or not, at $5/MTok and every
     output token at $25/MTok. It ignores cache discounts, so it over-counts: safe, not exact."""
 
-    USD_IN, USD_OUT = 5e-6, 25e-6
+    USD_IN = prices.per_token(MODEL)["in"]
+    USD_OUT = prices.per_token(MODEL)["out"]
 
     def __init__(self, limit_usd: float) -> None:
         self.limit, self.spent, self.noted = float(limit_usd), 0.0, False
