@@ -71,6 +71,9 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         "is incomplete, so run no tool from it.": ("tools_run_before_max_tokens_check",),
         "A reply that answers on call number `max_steps` is returned, not an error.": (
             "cap_checked_before_answer",),
+        "Check `stop_reason` for `max_tokens` and for `refusal` first, then apply \"anything "
+        "that is not `tool_use` is an answer\".": (
+            "answer_checked_first", "max_tokens_is_an_answer", "refusal_unhandled"),
     },
     "lab04_loop_detector": {
         '| identical call | the same `(tool, args)` arrives for the `repeat + 1`-th time | '
@@ -109,6 +112,10 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         'Fingerprints of `args` and `state` must not depend on the order of dictionary keys '
         '(at any depth), and values that JSON cannot encode (a `datetime`, a `Decimal`, a '
         '`Path`) must not make `check` fail.':
+            ('no_sort_keys', 'no_default_str'),
+        '`fingerprint` is a helper for you (it is not graded on its own): turn any value '
+        'into a short string that is the same for equal content, whatever the key order, and '
+        'that does not fail on values JSON cannot encode.':
             ('no_sort_keys', 'no_default_str'),
     },
     "lab02_retry": {
@@ -189,9 +196,10 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             ('rejects_zero_attempts',),
     },
     "lab03_budget": {
-        'Lab 3 prices every write at the 5-minute rate; a write with `"ttl": "1h"` bills at '
-        '2×, and `usage.cache_creation` tells the two apart.':
-            ('cache_writes_at_1x', 'cache_write_as_surcharge'),
+        'The API bills a write made with `"ttl": "1h"` at 2×, but Lab 3\'s runs write only '
+        '5-minute entries, so `charge` prices **every** write at 1.25×, whatever '
+        '`usage.cache_creation` says about its time to live.':
+            ('cache_writes_at_1x', 'cache_write_as_surcharge', 'one_hour_writes_billed_2x'),
         '**A new `Budget`** has `.spent == 0.0`, `.by_model == {}` and state `"ok"`.':
             ('spent_set_lazily',),
         'Each `Budget` keeps its own books.':
@@ -234,6 +242,16 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             ('cache_writes_at_1x', 'cache_write_as_surcharge'),
         'A token **read** back from it bills at **0.10×**.':
             ('cache_reads_full_price',),
+        'Prices go in `PRICE` in **dollars per token**, under the keys `"in"` and `"out"`.':
+            ('price_per_mtok', 'price_keys_input_output'),
+        '`CACHE_WRITE` and `CACHE_READ` are the multipliers themselves (1.25 and 0.10), not '
+        'the surcharge or the discount.':
+            ('cache_write_as_surcharge', 'cache_read_as_discount'),
+        '`charge` sums four terms, and a cache field of `None` counts as zero.':
+            ('cache_reads_free', 'none_not_counted_as_zero'),
+        '`state` compares the rounded share of the limit, as specified at the top.':
+            ('unrounded_warn_boundary', 'unrounded_stop_boundary', 'share_rounded_to_2',
+             'thresholds_in_dollars'),
     },
     "lab09_trajectory": {
         'Every invariant **appends** its violation (the exact text above) to `t.violations` '
@@ -329,7 +347,7 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         'Otherwise it writes the text to a new file directly inside `root`, named '
         '`<tool_name>-<8 characters>.txt` (use `os.path.join(root, name)`, so the path in '
         'the pointer is exactly the string `read` expects).':
-            ('same_file_for_every_payload', 'tool_name_used_raw'),
+            ('same_file_for_every_payload', 'tool_name_used_raw', 'digest_full_length'),
         'Every `/` and `\\` in `tool_name` becomes `_` in the file name (`mcp/search` is '
         'saved as `mcp_search-….txt`), so the file always lands directly inside `root`; the '
         'pointer shows the tool name as given.':
@@ -377,6 +395,10 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             ('root_itself_not_contained',),
         'It returns a `bool` and never raises.':
             ('contained_raises',),
+        'The file name needs 8 characters that differ between payloads; a hash of the text '
+        '(`hashlib.sha256(...).hexdigest()[:8]`) also keeps the pointer the same length from '
+        'run to run.':
+            ('same_file_for_every_payload', 'digest_full_length'),
     },
     "lab07_cache_audit": {
         'A changed line is the marker glued to the rendered line, indentation kept and no space '
@@ -457,6 +479,133 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
              'key_table_of_its_own'),
     },
     "tier2_langgraph": {
+        '`build_graph(llm, tools, *, checkpointer=None, approve=())` returns the compiled '
+        'graph.':
+            ('returns_the_builder',),
+        'State: `MessagesState`.':
+            ('state_without_reducer',),
+        'Nodes: `"agent"` calls `llm.bind_tools(tools)` on the messages and returns '
+        '`{"messages": [reply]}`; `"tools"` and `"approved_tools"` are both `ToolNode(tools)`.':
+            ('agent_without_bound_tools',),
+        'After `agent`: `END` when the last message has no `tool_calls`, `"approved_tools"` '
+        'when any of its calls names a tool in `approve`, else `"tools"`.':
+            ('approval_only_when_all_calls_approved', 'approval_checks_first_call',
+             'approval_checks_last_call'),
+        'So a turn that asks for a read and a write together pauses as a whole: none of its '
+        'calls runs before approval.':
+            ('approval_only_when_all_calls_approved', 'approval_checks_first_call',
+             'approval_checks_last_call'),
+        'Both tool nodes lead back to `agent`.':
+            ('approved_tools_ends_the_run',),
+        'Compile with `checkpointer=checkpointer` and `interrupt_before=["approved_tools"]`.':
+            ('approval_after_write',),
+        '`run_or_resume(app, goal, *, thread_id)` uses the config `{"configurable": '
+        '{"thread_id": thread_id}}`.':
+            ('fixed_thread_id',),
+        'If the thread has a step pending, it continues it with `app.invoke(None, config)`; '
+        'otherwise it starts it with `{"messages": [HumanMessage(goal)]}`.':
+            ('resume_by_resending_goal', 'resume_any_saved_thread'),
+        'Any pending step counts: the `agent` step a crash left behind or the '
+        '`approved_tools` step of a pause.':
+            ('resume_only_after_a_crash', 'resume_only_at_approval'),
+        'A finished thread has no step pending, so a new goal on it starts a new turn on the '
+        'same history.':
+            ('resume_any_saved_thread',),
+        'It returns `None` when the thread is left paused (a step still pending after the '
+        'call), else the text of the last message as a `str` (`str(msg.text)`).':
+            ('paused_returns_text', 'returns_the_message'),
+        'Errors from the run (a dead connection) propagate unchanged.':
+            ('dead_run_returns_none',),
+        'Resuming a paused approval **is** the approval: the next `run_or_resume` on that '
+        'thread runs the write, once.':
+            ('resume_only_after_a_crash', 'resume_by_resending_goal'),
+        '`should_retry(exc) -> bool`, to pass as `retry_on`.':
+            ('retry_non_api_returns_none',),
+        'It returns `True` for `anthropic.RateLimitError` (429), for any '
+        '`anthropic.APIStatusError` whose `status_code` is 500 or above (500, 529 overloaded, '
+        '...), and for `anthropic.APIConnectionError` (a dropped connection or a timeout).':
+            ('429_classed_as_client_error', 'retry_500_excluded', 'retry_listed_5xx',
+             'retry_timeouts_only'),
+        'It returns `False` for every other exception: any other 4xx (400, 401, 403, 404, '
+        '413, ...), and anything that is not an API error (`ValueError`, `KeyError`, ...).':
+            ('retry_on_every_status', 'retry_all_but_400', 'retry_non_api_returns_none'),
+        '`BudgetState`: a `TypedDict` with `messages: Annotated[list, add_messages]` and '
+        '`spent: Annotated[float, operator.add]`.':
+            ('spent_overwritten', 'messages_without_reducer'),
+        '`budget_route(state, *, limit_usd)` returns `"halt"` when `state["spent"] >= '
+        'limit_usd` (compared as floats, exactly like that), whatever the last message is; '
+        'otherwise `"tools"` when the last message has `tool_calls`, else `END`.':
+            ('halt_only_over_limit', 'route_tools_before_budget', 'route_answer_before_budget'),
+        'The `halt` node of `graphs.budget_graph` then appends its report, `"stopped: budget '
+        'of $2.00 reached (spent $2.00)"` for a \\$2.00 limit, and the run ends with the '
+        'whole history kept.':
+            ('spent_overwritten', 'messages_without_reducer'),
+        "A tool call's identity is its name and its arguments (`json.dumps(args, "
+        'sort_keys=True)`).':
+            ('guard_identity_key_order', 'guard_identity_args_only'),
+        'Count the identity of every call in every `AIMessage` of the history.':
+            ('guard_counts_recent_turns_only',),
+        'If none of the calls of the **latest** `AIMessage` has been made `repeat` times or '
+        'more, return `{}`.':
+            ('guard_trips_after_repeat', 'guard_ignores_repeat', 'guard_any_call_in_history',
+             'guard_first_call_of_latest_only'),
+        'Otherwise, if no `HumanMessage` in the history has content equal to `NUDGE`, return '
+        '`{"messages": [HumanMessage(NUDGE)]}`; if one has, return `{"messages": '
+        '[AIMessage(HALT)], "halted": True}`.':
+            ('halt_without_nudge', 'guard_nudge_as_assistant', 'guard_halt_without_message'),
+        'Different calls never trip it, however many there are.':
+            ('guard_is_a_step_cap',),
+        '`cache_lookup(state, *, cache)`: the question is the text of the last message.':
+            ('cache_question_first_message',),
+        'Call `cache.get(question, namespace=state["tenant"])`.':
+            ('cache_default_namespace',),
+        'On a hit (a string that is not empty after `.strip()`) return `{"messages": '
+        '[AIMessage(hit)], "cache_hit": True}`, else `{"cache_hit": False}`: `None` and an '
+        'empty answer are both misses.':
+            ('cache_serves_empty_answer', 'cache_blank_answer_served'),
+        '`cache_route(state)`: `END` when `state["cache_hit"]` is true, else `"agent"`.':
+            ('cache_hit_still_calls_model',),
+        '`cache_store(state, *, cache)`: store the text of the last `HumanMessage` as the '
+        'question and the text of the last message as the answer, with `cache.put(question, '
+        'answer, namespace=state["tenant"])`; return `{}`.':
+            ('cache_store_first_message', 'cache_store_default_namespace'),
+        'An answer that is empty after `.strip()` (a reply with no text) is not stored at all.':
+            ('cache_stores_empty_answer',),
+        '`artifact_reader(root)` returns a tool function `read_artifact(path: str, offset: int '
+        '= 0, limit: int = 200) -> str` (keep that name, those parameters and a docstring: the '
+        'model sees them).':
+            ('reader_default_limit',),
+        'A relative `path` is taken inside `root`.':
+            ('reader_relative_to_cwd',),
+        'If the resolved path is not inside the resolved `root`, it returns a string starting '
+        'with `Error:` and reads nothing; so it does for a path that is not a file it can read '
+        '(a file that does not exist, a folder), and for an `offset` or `limit` that is not an '
+        '`int` of 0 or more (a negative number, a float, a `bool`), since a negative slice '
+        'would silently read from the end.':
+            ('containment_by_prefix', 'reader_abspath_not_realpath',
+             'reader_missing_file_raises', 'reader_catches_missing_only',
+             'reader_negative_offset_slices', 'reader_accepts_bool',
+             'reader_checks_offset_only'),
+        'Otherwise it returns lines `offset` to `offset + limit` of the file (the first line is '
+        'offset 0), joined with `"\\n"`.':
+            ('reader_limit_as_end_line', 'reader_rejects_absolute_paths'),
+        "It never raises (`ToolNode` passes a tool's exceptions up and the run would die).":
+            ('reader_missing_file_raises', 'reader_catches_missing_only'),
+        '`offloading_tools(tools, *, root, threshold=2000)` returns a node function `state -> '
+        '{"messages": [...]}` that runs `ToolNode(tools)` on the state, then, for every '
+        '`ToolMessage` whose `name` is not `"read_artifact"` and whose content is longer than '
+        '`threshold` characters, writes the content to a new file directly inside `root` (a '
+        'new name each time: two results never share a file, even from the same tool) and '
+        'replaces the content with a pointer of at most `threshold` characters that holds the '
+        "file's path exactly as `os.path.join(root, filename)` gives it and the word "
+        "`read_artifact`; the rest of the pointer's wording is yours.":
+            ('offload_known_tools_only', 'reader_offloaded_again', 'offload_threshold_hard_coded',
+             'offload_one_file_per_tool', 'offload_pointer_file_name_only'),
+        'A content that is not a string (a list of blocks) is measured and saved as '
+        '`str(content)`.':
+            ('offload_list_content_by_blocks',),
+        'Results of `threshold` characters or fewer pass unchanged.':
+            ('offload_at_threshold',),
     },
     "capstone_integrated_loop": {
         '| `ok` | True only for a passed goal predicate or a cache hit |':
@@ -600,6 +749,37 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
              'threshold_strictly_above', 'unnormalised_vectors', 'normalise_only_long_vectors',
              'no_namespace', 'default_shared_by_tenants', 'no_expiry', 'live_at_exactly_ttl',
              'default_ttl_two_hours', 'expired_answers_kept', 'miss_returns_empty_string'),
+        'It reads `time.time()` inside `get` and `put`, so the only way to test expiry is to '
+        'wait an hour.':
+            ('wall_clock_in_get', 'wall_clock_in_put'),
+        'Here the clock is injected: `clock=FakeClock()` in every test.':
+            ('wall_clock_in_get', 'wall_clock_in_put'),
+        'It scans the table in a Python `for` loop (and drops expired rows with a list '
+        'comprehension) on every lookup.':
+            ('python_loop_lookup', 'expiry_checked_row_by_row'),
+        '**user-specific**: the question says *my*, *mine*, *our* or *ours* ("what is my '
+        'balance").':
+            ('caches_my_balance', 'ours_left_out', 'word_rules_on_the_answer'),
+        'This is crude on purpose: it also refuses the generic "changing my API key".':
+            ('caches_my_balance',),
+        '**time-sensitive**: the question asks about *now*, *today*, *tonight*, *tomorrow*, '
+        '*yesterday*, *currently*, *current*, *latest*, *right now* or *at the moment*.':
+            ('no_at_the_moment', 'currently_left_out', 'word_rules_on_the_answer'),
+        '**identifiers**: the question or the answer contains an order, invoice, ticket or '
+        'account number: a run of 4 or more digits ("order 48213", "INV-20931", "#5521").':
+            ('three_digit_identifier', 'five_digit_identifier', 'identifier_in_question_only'),
+        'Words match as **whole words, in any case**: "My" counts as *my*, but "your" does not '
+        'contain *our* and "known" does not contain *now*.':
+            ('case_sensitive_words', 'substring_words', 'substring_time_words'),
+        '`rows` is a sweep like the one above: objects with `.threshold`, `.hits`, '
+        '`.false_hits`, `.hit_rate` and `.false_hit_rate`, in any order.':
+            ('rows_assumed_sorted',),
+        'Return the threshold one notch above the lowest threshold with zero false hits.':
+            ('no_safety_notch', 'notch_is_plus_0_01'),
+        'If no threshold reaches zero false hits, or the first zero is the top of the grid, '
+        'there is nothing safe to return: raise `ValueError` saying the grid must be '
+        'extended.':
+            ('no_zero_returns_top', 'top_of_grid_returned', 'top_of_grid_index_error'),
     },
     "lab06_eval_harness": {
         '| `id`, `tags` | copied from the case (`tags` with its order and repeats) |':
@@ -680,12 +860,17 @@ PROSE: dict[str, dict[str, str]] = {
         "Everything here runs offline.": "the setting",
         "`client` is the real Anthropic SDK talking to a fake API that replays recorded "
         "replies and rejects malformed requests with the API's own 400s.": "the setting",
+        "A truncated reply looks like an answer; a refusal may have no text block at all.":
+            "why the order of the checks above matters (the max_tokens and no-block refusal "
+            "rules are the API block's)",
     },
     "lab04_loop_detector": {
         '| signal | trips when | the message must contain |':
             "the table's header",
         'Words are matched without regard to case.':
             'how the checks read a message: a freedom (any case)',
+        '`hashlib` and `json` are enough.':
+            'a hint: which modules suffice',
     },
     "lab02_retry": {
         '**In:** `fn`, a zero-argument callable that makes one model call, for example '
@@ -733,6 +918,8 @@ PROSE: dict[str, dict[str, str]] = {
             'the source of the prices',
         'Everything runs offline: replies come from the real SDK talking to a fake API.':
             'the setting',
+        '`guard` is what the loop calls every turn.':
+            "the setting: who calls guard (what it returns and raises is the API block's)",
     },
     "lab09_trajectory": {
     },
@@ -753,6 +940,15 @@ PROSE: dict[str, dict[str, str]] = {
             "the heading of wrap's rules",
         'It returns a string that starts with `Error:` when':
             'introduces the list of Error: cases below',
+        'Once `_contained` says yes, opening `path` or `os.path.realpath(path)` reads the '
+        'same file.':
+            'a freedom: with no link changed between the check and the open, either path '
+            'reads the same file',
+        'Neither stops a link swapped between the check and the open: closing that gap '
+        '(`os.open` with `O_NOFOLLOW`, component by component) is beyond this lab, whose '
+        'check judges the links in place when the model asks.':
+            'the limit of the check: a race between the check and the open, which no test '
+            'can time and the lab does not ask to close',
     },
     "lab07_cache_audit": {
         '**In:** a *builder*: a function of yours that takes a question and returns the keyword '
@@ -785,6 +981,14 @@ PROSE: dict[str, dict[str, str]] = {
             'the inputs',
         '`summarize(history, target)` is the (fake) summarizing model call.':
             'the inputs',
+        "Entries are dicts; `cc.preamble_entries(P)` gives the two pinned ones, "
+        "`cc.step_entry(k, size)` a turn's append, `cc.tool_output(k, size)` an extra tool "
+        "result (a spike).":
+            "the inputs: the world's helpers that build entries (given, not graded)",
+        '`cc.summarize(history, target)` returns one summary entry whose `"usage"` records '
+        'the model call it stands for.':
+            "the inputs: what the given summarize returns (the ledger's use of its "
+            '"usage" is stated in its docstring)',
         'Everything runs offline: the model is a scripted fake behind the real Anthropic SDK.':
             'the setting',
     },
@@ -796,6 +1000,19 @@ PROSE: dict[str, dict[str, str]] = {
             'how the notebook is graded',
         'Everything runs offline in a few seconds.':
             'the setting',
+        'A run starts with `spent` 0.0 and the `agent` node returns `{"messages": [reply], '
+        '"spent": <this call\'s cost>}`.':
+            "the inputs: the state the tests start a run with, and what graphs.budget_graph's "
+            'agent node returns',
+        '`loop_guard(state, *, repeat=3) -> dict` runs after every tools step, in a state with '
+        '`messages` and `halted` (`graphs.guarded_graph` wires `tools -> guard -> agent`, or '
+        '`END` once `halted` is true).':
+            'the setting: where graphs.guarded_graph runs the guard, and the state it is given',
+        '`NUDGE` and `HALT` are in the first code cell.':
+            'points to the first code cell, which defines both strings',
+        'The state has `messages`, `tenant: str` and `cache_hit: bool`; `graphs.cached_graph` '
+        'wires `START -> cache -> (cache_route) -> agent | END`, `agent -> store -> END`.':
+            'the setting: the state and the wiring graphs.cached_graph gives',
     },
     "capstone_integrated_loop": {
         '| key | value |':
@@ -863,6 +1080,22 @@ PROSE: dict[str, dict[str, str]] = {
         '`embed` looks vectors up in a file recorded once from a real embedding model (named '
         'below), and time is a fake clock you advance by hand.':
             'the setting',
+        'The common textbook version of this cache differs in two ways, both corrected here.':
+            'introduces the two corrections that follow',
+        'That is legible, and its cost grows with every row you store.':
+            'why the vectorised lookup exists',
+        'Count the Python lines one lookup runs in the naive cache above:':
+            'introduces the line-count demo',
+        'Everything the cache stores is an answer you promise to repeat, word for word, to '
+        'everyone in the tenant for the next TTL seconds.':
+            'why cacheable exists',
+        'So some answers must never go in.':
+            'why cacheable exists',
+        'Three kinds must never go in; implement these rules:':
+            'introduces the three rules that follow',
+        "A refused store costs one miss later; a wrong store serves one customer's answer to "
+        'the next.':
+            'why the user-specific rule is crude on purpose',
     },
     "lab06_eval_harness": {
         '| key | value |':

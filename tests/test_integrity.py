@@ -119,6 +119,19 @@ def test_solutions_are_a_fresh_execution():
     assert build.build_solutions(ROOT, check=True) == []
 
 
+@pytest.mark.slow
+def test_a_solution_prints_nothing_of_the_machine_it_ran_on(tmp_path, monkeypatch):
+    # A notebook that makes temporary folders once printed its root's length, so the
+    # committed solution changed with TMPDIR; run those notebooks under a deeper one.
+    users = [p.parent.name for p in sorted((ROOT / "authoring").glob("*/*.py"))
+             if "tempfile" in p.read_text(encoding="utf-8")]
+    assert users, "no notebook makes a temporary folder: this test checks nothing"
+    deep = tmp_path / "a-much-longer-temporary-folder-than-usual"
+    deep.mkdir()
+    monkeypatch.setenv("TMPDIR", str(deep))
+    assert build.build_solutions(ROOT, users, check=True) == []
+
+
 def test_source_notebooks_carry_no_outputs():
     for path in sorted((ROOT / "source").rglob("*.ipynb")):
         for cell in runner.read_notebook(path).cells:

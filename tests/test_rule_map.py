@@ -16,20 +16,28 @@ from .rule_map import NOT_MAPPED, PROSE, RULES
 
 _HEADING = re.compile(r"^#{1,6} ", re.M)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z*`(\"])")
+_SECTION = re.compile(r"^(#{1,6} .*)$", re.M)
+_IMPLEMENT = re.compile(r"#{1,6} Implement\b")
 
 
 def api_block(nb: nbformat.NotebookNode) -> str | None:
-    """The prose of the notebook's API block, code blocks left out: what follows
-    "**You implement**", or the "You implement" or "The API you implement" section, up to
-    the next heading; None when the notebook has none of them."""
+    """The prose that states a notebook's rules, code blocks left out: its API block (what
+    follows "**You implement**", or the "You implement" or "The API you implement" section,
+    up to the next heading), then every section whose heading starts with "Implement" (the
+    text just above each graded cell, which repeats or adds rules); None when the notebook
+    has no API block."""
+    api, sections = None, []
     for cell in nb.cells:
         if cell.cell_type != "markdown":
             continue
+        text = re.sub(r"```.*?```", "", cell.source, flags=re.S)  # a '# comment' is no heading
         for marker in ("**You implement**", "## You implement", "## The API you implement"):
-            if marker in cell.source:
-                block = _HEADING.split(cell.source.split(marker, 1)[1])[0]
-                return re.sub(r"```.*?```", "", block, flags=re.S)
-    return None
+            if api is None and marker in text:
+                api = _HEADING.split(text.split(marker, 1)[1])[0]
+        parts = _SECTION.split(text)
+        sections += [body for head, body in zip(parts[1::2], parts[2::2], strict=True)
+                     if _IMPLEMENT.match(head)]
+    return None if api is None else "\n\n".join([api, *sections])
 
 
 def sentences(block: str) -> list[str]:
@@ -53,9 +61,10 @@ def problems(name: str, nb: nbformat.NotebookNode, rules: dict[str, tuple[str, .
     if block is None:
         return [f"{name}: no '**You implement**' block or 'The API you implement' section"]
     said = sentences(block)
-    out = [f"{name}: a sentence of the API block is neither a rule nor prose in "
-           f"tests/rule_map.py: {s!r}" for s in said if s not in rules and s not in prose]
-    out += [f"{name}: tests/rule_map.py maps a sentence the API block does not have: {s!r}"
+    out = [f"{name}: a sentence of the API block or an Implement section is neither a rule "
+           f"nor prose in tests/rule_map.py: {s!r}" for s in said
+           if s not in rules and s not in prose]
+    out += [f"{name}: tests/rule_map.py maps a sentence the notebook does not have: {s!r}"
             for s in [*rules, *prose] if s not in said]
     out += [f"{name}: the rule {s!r} names no seeded bug" for s, ms in rules.items() if not ms]
     out += [f"{name}: the rule {s!r} names {m!r}, which is not in tests/mutants/{name}.py"

@@ -265,8 +265,8 @@ print(f"{len(served)} model calls served; first request ~{sent_tokens[0]} tokens
 #
 # ## Implement `agent`
 #
-# Check `stop_reason` in this order: `max_tokens`, `refusal`, then "anything that is not
-# `tool_use` is an answer". A truncated reply looks like an answer; a refusal may have no
+# Check `stop_reason` for `max_tokens` and for `refusal` first, then apply "anything that is
+# not `tool_use` is an answer". A truncated reply looks like an answer; a refusal may have no
 # text block at all.
 
 # %% id="agent" kind="solution"

@@ -50,8 +50,9 @@
 # bills at **1.25×** the model's input rate. A token **read** back from it bills at **0.10×**.
 # Source: [Claude pricing](https://platform.claude.com/docs/en/about-claude/pricing) and each
 # model's page, read 2026-12-02 (claude-sonnet-5 was priced here at \$3/\$15 before; its
-# page lists \$2/\$10). Lab 3 prices every write at the 5-minute rate; a write with
-# `"ttl": "1h"` bills at 2×, and `usage.cache_creation` tells the two apart.
+# page lists \$2/\$10). The API bills a write made with `"ttl": "1h"` at 2×, but Lab 3's runs
+# write only 5-minute entries, so `charge` prices **every** write at 1.25×, whatever
+# `usage.cache_creation` says about its time to live.
 #
 # Everything runs offline: replies come from the real SDK talking to a fake API.
 
@@ -422,6 +423,10 @@ sonnet_cost = Budget(100.0).charge("claude-sonnet-5", sdk_usage(1_000_000, 1_000
 assert abs(sonnet_cost - 12.0) < 1e-6, (
     f"1M input and 1M output tokens on claude-sonnet-5 priced ${sonnet_cost!r}, not $12.00: "
     "its price is $2 in and $10 out per million tokens (the table above)")
+hour_cost = Budget(100.0).charge("claude-opus-5", sdk_usage(0, 0, 1_000_000, 0, one_hour=1_000_000))
+assert costs(hour_cost, 6.25), (
+    f"1M tokens written with a 1-hour TTL on opus: Lab 3 prices every write at 1.25x the input "
+    f"rate, $6.25 (not the API's 2x, $10.00); got {hour_cost!r}")
 haiku_cost = Budget(1.00).charge("claude-haiku-4-5", sdk_usage(10_000, 2_000, 4_000, 8_000))
 assert costs(haiku_cost, 0.0258), (
     f"10,000 in, 2,000 out, 4,000 written, 8,000 read on haiku: $0.01 + $0.01 + $0.005 + "
@@ -447,7 +452,8 @@ _inputs = [("claude-opus-5", {"input_tokens": 1_000_000}),
            ("claude-haiku-4-5", {"cache_creation_input_tokens": 1_000_000}),
            ("claude-sonnet-5", {"cache_creation_input_tokens": 2_000_000}),
            ("claude-opus-5", {"cache_read_input_tokens": 1_000_000}),
-           ("claude-sonnet-5", {"cache_read_input_tokens": 1_000_000})]
+           ("claude-sonnet-5", {"cache_read_input_tokens": 1_000_000}),
+           ("claude-sonnet-5", {"cache_creation_input_tokens": 1_000_000, "one_hour": 400_000})]
 _alone_costs = [[_m, _counts, outcome(_alone, _m, **_counts)] for _m, _counts in _inputs]
 _none = outcome(_alone, "claude-opus-5", input_tokens=1_000, output_tokens=100)
 _b = Budget(1.00)
@@ -463,19 +469,21 @@ rec = record(worked=worked_cost, sonnet=sonnet_cost,
 ### JUDGE
 import math
 
+from course.prices import PER_MTOK
+
 worked_cost = rec["worked"]
 assert abs(worked_cost - 0.82) < 0.005, (
     f"worked call priced ${worked_cost:.4f}, not $0.82: cache writes bill 1.25x and cache reads "
     "0.10x the input rate ($1.00 means reads at full price; $0.795 means writes at 1x)")
 assert math.isclose(rec["sonnet"], 12.0, abs_tol=1e-9), (
     f"1M in + 1M out on claude-sonnet-5 is $12.00 at $2/$10 per MTok, got {rec['sonnet']}")
-for _m, (_pin, _pout) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (2, 10),
-                          "claude-haiku-4-5": (1, 5)}.items():
+for _m, _rates in PER_MTOK.items():
+    _pin, _pout = _rates["input"], _rates["output"]
     _p = rec["price"][_m]
     assert (isinstance(_p, dict) and isinstance(_p.get("in"), int | float)
             and isinstance(_p.get("out"), int | float)
             and math.isclose(_p["in"] * 1e6, _pin) and math.isclose(_p["out"] * 1e6, _pout)), (
-        f"PRICE[{_m!r}] should be dollars per TOKEN: in {_pin}e-6, out {_pout}e-6; got {_p}")
+        f"PRICE[{_m!r}] should be dollars per TOKEN: in {_pin:g}e-6, out {_pout:g}e-6; got {_p}")
 _w, _r = rec["multipliers"]
 assert math.isclose(_w, 1.25) and math.isclose(_r, 0.10), (
     f"CACHE_WRITE and CACHE_READ should be 1.25 and 0.10, got {_w} and {_r}")
@@ -483,7 +491,8 @@ _checks = [(5.00, "uncached input at the input rate"), (25.00, "output at the ou
            (1.25, "cache writes at 1.25x the input rate"),
            (5.00, "cache writes at 1.25x the input rate"),
            (0.50, "cache reads at 0.10x the input rate, not the full rate"),
-           (0.20, "cache reads at 0.10x the input rate, not the full rate")]
+           (0.20, "cache reads at 0.10x the input rate, not the full rate"),
+           (2.50, "every write at 1.25x the input rate, a 1-hour one too")]
 for (_m, _counts, _got), (_want, _why) in zip(rec["alone"], _checks, strict=True):
     assert _got["raised"] is None, (
         f"{_counts} on {_m} should cost ${_want:.2f}; charge raised {_got['raised']}")

@@ -726,16 +726,21 @@ from course.observe import record
 
 _refuse = {
     "user-specific": ["Show my last three invoices", "When does our contract renew?",
-                      "Is this laptop mine to keep?", "What is My Balance?"],
+                      "Is this laptop mine to keep?", "What is My Balance?",
+                      "Are the saved reports OURS?",
+                      "What's the process for changing my API key?"],
     "time-sensitive": ["is the API up right now", "What is the exchange rate today?",
                        "Is the dashboard currently down?", "What is the latest release?",
-                       "Will the office be open tomorrow?", "Is the site slow at the moment?"],
+                       "Will the office be open tomorrow?", "Is the site slow at the moment?",
+                       "Can support be reached now", "Is maintenance planned Tonight?",
+                       "Why did sync fail yesterday?", "What is the Current uptime?"],
     "identifier": ["Where is order 48213?", "Please resend invoice INV-20931",
                    "Why was ticket #5521 closed?"],
 }
 _allow = ["how do I rotate an API key", "What is your refund policy?", "Is YOUR SLA known?",
           "How do I export a report to CSV?", "Which payment methods do you accept?",
-          "How do I set up single sign-on?", "Why do I see error 503?"]
+          "How do I set up single sign-on?", "Why do I see error 503?",
+          "Which currency is the invoice in?"]
 rec = record(
     balance=cacheable("what is my balance", "$12.40"),
     your_policy=cacheable("What is your refund policy?", "Refunds within 30 days."),

@@ -234,8 +234,10 @@ print("model's answer:", attacked.answer)
 #
 # The file name needs 8 characters that differ between payloads; a hash of the text
 # (`hashlib.sha256(...).hexdigest()[:8]`) also keeps the pointer the same length from run
-# to run. Read the file back from the path `realpath` resolved, so that a link swapped
-# after the check cannot redirect the read.
+# to run. Once `_contained` says yes, opening `path` or `os.path.realpath(path)` reads the
+# same file. Neither stops a link swapped between the check and the open: closing that gap
+# (`os.open` with `O_NOFOLLOW`, component by component) is beyond this lab, whose check
+# judges the links in place when the model asks.
 
 # %% id="offloader" kind="solution"
 import hashlib
@@ -341,8 +343,6 @@ quoted = pointer.replace(off.root, offload.PINNED_ROOT)
 print(quoted[:400], "...", quoted[-120:], sep="\n")
 print(f"\n{len(dump):,} chars over {len(dump.splitlines())} lines -> a {len(quoted):,}-char "
       f"pointer at {offload.PINNED_ROOT} ({len(dump) / len(quoted):.1f}x smaller)")
-print(f"this machine's root is {len(off.root)} chars long, so here the pointer is "
-      f"{len(pointer):,} chars")
 
 # %% [markdown]
 # A figure often quoted for this dump is a 1,573-character pointer, 24× smaller. That
@@ -353,7 +353,11 @@ print(f"this machine's root is {len(off.root)} chars long, so here the pointer i
 # **The growth, flattened.** The same 30-turn task, every result through `wrap`:
 
 # %%
-wrapped = offload.run_task(offload.planned, wrap=Offloader(os.path.join(base, "task")).wrap)
+task_off = Offloader(os.path.join(base, "task"))
+# Every pointer names its file's path, so its tokens depend on the root folder: price the
+# run at the pinned root, as above, so the figures are the same on every machine.
+wrapped = offload.run_task(offload.planned, wrap=lambda name, result: task_off.wrap(
+    name, result).replace(task_off.root, offload.PINNED_ROOT))
 slope_plain = np.polyfit(turns, plain.input_tokens, 1)[0]
 slope_wrapped = np.polyfit(turns, wrapped.input_tokens, 1)[0]
 print(f"billed input: {sum(plain.input_tokens):,} tokens without, "

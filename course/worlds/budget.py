@@ -61,23 +61,36 @@ TOOLS: list[JSON] = [{
 
 def usage_body(input_tokens: int, output_tokens: int,
                cache_creation_input_tokens: int | None = None,
-               cache_read_input_tokens: int | None = None) -> JSON:
-    """A usage dict as the API sends it; cache fields left ``None`` arrive as ``null``."""
-    return {
+               cache_read_input_tokens: int | None = None, *, one_hour: int = 0) -> JSON:
+    """A usage dict as the API sends it; cache fields left ``None`` arrive as ``null``.
+
+    ``one_hour`` of the written tokens were written with ``"ttl": "1h"``: the body then
+    carries ``cache_creation``, the split by time to live that the Messages API reports
+    (``ephemeral_5m_input_tokens``, ``ephemeral_1h_input_tokens``; the SDK's
+    ``anthropic/types/cache_creation.py``), summing to ``cache_creation_input_tokens``."""
+    body: JSON = {
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
         "cache_creation_input_tokens": cache_creation_input_tokens,
         "cache_read_input_tokens": cache_read_input_tokens,
     }
+    if one_hour:
+        written = cache_creation_input_tokens or 0
+        if not 0 < one_hour <= written:
+            raise ValueError(f"one_hour={one_hour} of {written} written tokens")
+        body["cache_creation"] = {"ephemeral_5m_input_tokens": written - one_hour,
+                                  "ephemeral_1h_input_tokens": one_hour}
+    return body
 
 
 def sdk_usage(input_tokens: int, output_tokens: int,
               cache_creation_input_tokens: int | None = None,
               cache_read_input_tokens: int | None = None,
-              *, model: str = MODEL) -> Usage:
-    """The ``anthropic.types.Usage`` a real client parses from a reply carrying these counts."""
+              *, model: str = MODEL, one_hour: int = 0) -> Usage:
+    """The ``anthropic.types.Usage`` a real client parses from a reply carrying these counts
+    (``one_hour`` as in :func:`usage_body`)."""
     body = usage_body(input_tokens, output_tokens,
-                      cache_creation_input_tokens, cache_read_input_tokens)
+                      cache_creation_input_tokens, cache_read_input_tokens, one_hour=one_hour)
     api = FakeAPI(Queue([message([text("billed")], model=model, usage=body)]))
     reply = api.client().messages.create(
         model=model, max_tokens=64, messages=[{"role": "user", "content": "bill me"}])

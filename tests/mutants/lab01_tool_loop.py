@@ -387,3 +387,17 @@ MUTANTS += [
         loses={"refusal_handled"},
     ),
 ]
+
+# The order of the stop_reason checks in "Implement `agent`" (issue 32): both checks come
+# before "anything that is not tool_use is an answer". A reply has one stop_reason, so the
+# order of the max_tokens and refusal checks between themselves decides nothing.
+MUTANTS.append(Mutant(
+    name="answer_checked_first",
+    bug="'anything that is not tool_use is an answer' tested before max_tokens and refusal: "
+        "a cut-off reply is returned as the answer and a refusal loses its marker",
+    cell="agent",
+    old='if reply.stop_reason == "max_tokens":',
+    new='if reply.stop_reason != "tool_use":\n            ' + ANSWER
+        + '\n        if reply.stop_reason == "max_tokens":',
+    loses={"max_tokens_fails_loudly", "refusal_handled"},
+))

@@ -136,6 +136,18 @@ MUTANTS += [
         loses={"four_terms_to_the_cent"},
     ),
     Mutant(
+        name="one_hour_writes_billed_2x",
+        bug="writes made with a 1-hour TTL (usage.cache_creation.ephemeral_1h_input_tokens) "
+            "are billed at the API's 2x, though the notebook says Lab 3 prices every write at "
+            "1.25x (the round-three blind bug one_hour_writes_at_2x)",
+        cell="budget",
+        old='            (usage.cache_creation_input_tokens, rate["in"] * CACHE_WRITE),\n',
+        new='            (usage.cache_creation_input_tokens, rate["in"] * CACHE_WRITE),\n'
+            '            (getattr(usage.cache_creation, "ephemeral_1h_input_tokens", 0),\n'
+            '             rate["in"] * (2.0 - CACHE_WRITE)),\n',
+        loses={"four_terms_to_the_cent"},
+    ),
+    Mutant(
         name="cache_write_as_surcharge",
         bug="CACHE_WRITE holds the 0.25 surcharge and charge adds 1: the cost is right but "
             "the constant is not the 1.25 multiplier the spec names",
@@ -361,5 +373,30 @@ MUTANTS += [
                   'class Budget:\n    """The ledger of one agent run: charge every '
                   'reply, then ask guard() what to do."""\n\n    by_model = {}\n'),),
         loses={"by_model_sums_to_spent"},
+    ),
+]
+
+# The "Implement" paragraph's rules (issue 32): the constants are the multipliers, and charge
+# sums all four terms.
+MUTANTS += [
+    Mutant(
+        name="cache_read_as_discount",
+        bug="CACHE_READ holds the 0.90 discount and charge takes 1 minus it: the cost is right "
+            "but the constant is not the 0.10 multiplier the spec names",
+        cell="price",
+        old="CACHE_READ = 0.10",
+        new="CACHE_READ = 0.90",
+        patches=(("budget", 'rate["in"] * CACHE_READ)', 'rate["in"] * (1 - CACHE_READ))'),),
+        loses={"four_terms_to_the_cent"},
+    ),
+    Mutant(
+        name="cache_reads_free",
+        bug="charge sums three terms: cache reads are taken to be free, so a cached call is "
+            "billed less than the API bills it",
+        cell="budget",
+        old='            (usage.cache_read_input_tokens, rate["in"] * CACHE_READ),\n',
+        new="",
+        # hard_stop_partial_report's exact-limit case reaches $2.00 through 1M cache reads
+        loses={"four_terms_to_the_cent", "hard_stop_partial_report"},
     ),
 ]

@@ -212,3 +212,118 @@ MUTANTS.append(Mutant(
     new="question = (q + \"\\n\" + a).lower()",
     loses={"cacheable_filter"},
 ))
+MUTANTS += [
+    Mutant(
+        name="wall_clock_in_put",
+        bug="put stamps entries with time.time() instead of the injected clock, so on a fake "
+            "clock no entry ever ages and expiry never happens",
+        cell="semantic_cache",
+        old='shelf["born"][n] = self.clock()',
+        new='shelf["born"][n] = time.time()',
+        loses={"ttl_expiry"},
+    ),
+    Mutant(
+        name="wall_clock_in_get",
+        bug="get reads time.time() instead of the injected clock, so against a fake clock "
+            "every stored entry looks years old and every lookup misses",
+        cell="semantic_cache",
+        old="now = self.clock()",
+        new="now = time.time()",
+        loses={"tenant_isolation", "ttl_expiry", "hit_miss_counters", "default_threshold",
+               "vectorised_lookup", "normalises_vectors"},
+    ),
+    Mutant(
+        name="expiry_checked_row_by_row",
+        bug="the lookup is one matrix product, but expiry is checked with a list comprehension "
+            "over every row, so each lookup still runs a Python line per stored row",
+        cell="semantic_cache",
+        old='fresh = now - shelf["born"][:n] < self.ttl',
+        new='fresh = np.array([now - shelf["born"][i] < self.ttl for i in range(n)], '
+            'dtype=bool)',
+        loses={"vectorised_lookup"},
+    ),
+    Mutant(
+        name="ours_left_out",
+        bug="'ours' left out of the user-specific words: whole-word 'our' does not match it",
+        cell="cacheable",
+        old=r'personal = r"\b(my|mine|our|ours)\b"',
+        new=r'personal = r"\b(my|mine|our)\b"',
+        loses={"cacheable_filter"},
+    ),
+    Mutant(
+        name="currently_left_out",
+        bug="'currently' left out of the time-sensitive words, as if 'current' covered it; "
+            "whole-word matching does not",
+        cell="cacheable",
+        old="currently|current|latest",
+        new="current|latest",
+        loses={"cacheable_filter"},
+    ),
+    Mutant(
+        name="case_sensitive_words",
+        bug="the question is not lowered, so 'My', 'Our' and 'TODAY' are not matched",
+        cell="cacheable",
+        old="question = q.lower()",
+        new="question = q",
+        loses={"cacheable_filter"},
+    ),
+    Mutant(
+        name="substring_time_words",
+        bug="the time-sensitive words are matched as substrings (no word boundaries), so "
+            "'known' counts as 'now' and a generic question is refused",
+        cell="cacheable",
+        old=r'volatile = (r"\b(now|',
+        new=r'volatile = (r"(now|',
+        patches=(("cacheable", r'r"|at the moment)\b")', r'r"|at the moment)")'),),
+        loses={"cacheable_filter"},
+    ),
+    Mutant(
+        name="five_digit_identifier",
+        bug="an identifier is taken to be 5 or more digits (like the examples 48213 and "
+            "20931), so 'order 4821' is stored",
+        cell="cacheable",
+        old=r'ident = r"\d{4,}"',
+        new=r'ident = r"\d{5,}"',
+        loses={"cacheable_filter"},
+    ),
+    Mutant(
+        name="rows_assumed_sorted",
+        bug="pick_threshold walks the rows in the order given, as if the sweep were sorted, "
+            "so a shuffled sweep gives the row after the first zero in the list",
+        cell="pick_threshold",
+        old="ordered = sorted(rows, key=lambda r: r.threshold)",
+        new="ordered = list(rows)",
+        loses={"threshold_from_sweep"},
+    ),
+    Mutant(
+        name="notch_is_plus_0_01",
+        bug="the notch is taken as 0.01 above the first zero instead of the next threshold of "
+            "the grid, so a first zero at 0.995 gives 1.005, a threshold nothing can reach",
+        cell="pick_threshold",
+        old="return ordered[i + 1].threshold",
+        new="return round(row.threshold + 0.01, 3)",
+        loses={"threshold_from_sweep"},
+    ),
+    Mutant(
+        name="top_of_grid_index_error",
+        bug="no check for the first zero being the top of the grid: ordered[i + 1] raises "
+            "IndexError instead of ValueError",
+        cell="pick_threshold",
+        old="            if i + 1 == len(ordered):\n"
+            '                raise ValueError(f"the first zero-false-hit threshold '
+            '{row.threshold} is the "\n'
+            '                                 "top of the grid; extend the sweep past it")\n',
+        new="",
+        loses={"threshold_from_sweep"},
+    ),
+    Mutant(
+        name="no_zero_returns_top",
+        bug="when no threshold reaches zero false hits, the highest threshold is returned "
+            "instead of raising ValueError",
+        cell="pick_threshold",
+        old='raise ValueError("no threshold in the sweep has zero false hits; extend the grid '
+            'upward")',
+        new="return ordered[-1].threshold",
+        loses={"threshold_from_sweep"},
+    ),
+]

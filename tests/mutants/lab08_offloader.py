@@ -220,3 +220,11 @@ MUTANTS.append(Mutant(
     new='safe = tool_name.replace("/", "_")',
     loses={"pointer_not_thin"},
 ))
+MUTANTS.append(Mutant(
+    name="digest_full_length",
+    bug="the whole sha256 hexdigest in the file name, 64 characters where the spec names 8",
+    cell="offloader",
+    old="hexdigest()[:8]",
+    new="hexdigest()",
+    loses={"pointer_not_thin"},
+))

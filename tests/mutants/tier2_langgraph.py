@@ -68,7 +68,7 @@ MUTANTS = [
         cell="guard",
         old="if max(seen[identity(c)] for c in asked[-1].tool_calls) < repeat:",
         new="if sum(seen.values()) < repeat:",
-        loses={"distinct_calls_pass"},
+        loses={"distinct_calls_pass", "nudge_then_halt"},
     ),
     Mutant(
         name="cache_default_namespace",
@@ -472,5 +472,98 @@ MUTANTS = [
         old="limit: int = 200",
         new="limit: int = 100",
         loses={"containment_through_node"},
+    ),
+    Mutant(
+        name="returns_the_builder",
+        bug="build_graph compiles the graph but returns the StateGraph builder, which has no "
+            "invoke or get_state",
+        cell="resume",
+        old="    return graph.compile(",
+        new="    graph.compile(",
+        patches=(("resume", 'interrupt_before=["approved_tools"])\n',
+                  'interrupt_before=["approved_tools"])\n    return graph\n'),),
+        loses={"resume_no_duplicate", "approval_before_write"},
+    ),
+    Mutant(
+        name="state_without_reducer",
+        bug="the graph's state is a TypedDict whose messages has no reducer, not "
+            "MessagesState, so every node's reply overwrites the history",
+        cell="resume",
+        old="graph = StateGraph(MessagesState)",
+        new='graph = StateGraph(TypedDict("Chat", {"messages": list}))',
+        loses={"resume_no_duplicate", "approval_before_write"},
+    ),
+    Mutant(
+        name="approved_tools_ends_the_run",
+        bug="only the tools node leads back to agent; approved_tools goes to END, so an "
+            "approved refund runs and the run ends on its tool result, never answering",
+        cell="resume",
+        old='        graph.add_edge(name, "agent")',
+        new='        graph.add_edge(name, "agent" if name == "tools" else END)',
+        loses={"approval_before_write"},
+    ),
+    Mutant(
+        name="fixed_thread_id",
+        bug="run_or_resume uses the demo's thread id, not its thread_id argument, so every "
+            "ticket shares one thread and a new ticket resumes another's paused refund",
+        cell="resume",
+        old='config = {"configurable": {"thread_id": thread_id}}',
+        new='config = {"configurable": {"thread_id": "ticket-7"}}',
+        loses={"approval_before_write"},
+    ),
+    Mutant(
+        name="dead_run_returns_none",
+        bug="run_or_resume catches the dropped connection and returns None, as if the "
+            "thread were paused, so the caller never learns the run died",
+        cell="resume",
+        old='out = app.invoke({"messages": [HumanMessage(goal)]}, config)',
+        new='try:\n            out = app.invoke({"messages": [HumanMessage(goal)]}, config)\n'
+            "        except anthropic.APIConnectionError:\n            return None",
+        loses={"resume_no_duplicate"},
+    ),
+    Mutant(
+        name="guard_counts_recent_turns_only",
+        bug="the guard counts the calls of the last repeat AIMessages only, so a call "
+            "repeated with other calls between the repeats never trips it",
+        cell="guard",
+        old="seen = Counter(identity(c) for m in asked for c in m.tool_calls)",
+        new="seen = Counter(identity(c) for m in asked[-repeat:] for c in m.tool_calls)",
+        loses={"nudge_then_halt"},
+    ),
+    Mutant(
+        name="reader_relative_to_cwd",
+        bug="read_artifact resolves a relative path against the working directory, not "
+            "root, so the saved file's name alone is refused",
+        cell="offload",
+        old="real = os.path.realpath(os.path.join(base, path))",
+        new="real = os.path.realpath(path)",
+        loses={"containment_through_node"},
+    ),
+    Mutant(
+        name="reader_limit_as_end_line",
+        bug="read_artifact slices lines[offset:limit], taking limit as the end line, not "
+            "a count of lines",
+        cell="offload",
+        old='return "\\n".join(lines[offset:offset + limit])',
+        new='return "\\n".join(lines[offset:limit])',
+        loses={"containment_through_node"},
+    ),
+    Mutant(
+        name="guard_identity_args_only",
+        bug="loop_guard's identity is the arguments alone, so the same arguments sent to "
+            "different tools count as one repeated call",
+        cell="guard",
+        old='return call["name"], json.dumps(call["args"], sort_keys=True)',
+        new='return json.dumps(call["args"], sort_keys=True)',
+        loses={"nudge_then_halt"},
+    ),
+    Mutant(
+        name="guard_first_call_of_latest_only",
+        bug="loop_guard checks only the first call of the latest AIMessage, so a repeat "
+            "made as its second call goes on unchecked",
+        cell="guard",
+        old="if max(seen[identity(c)] for c in asked[-1].tool_calls) < repeat:",
+        new="if seen[identity(asked[-1].tool_calls[0])] < repeat:",
+        loses={"nudge_then_halt"},
     ),
 ]
