@@ -1,20 +1,23 @@
-"""For each notebook, every sentence of its API block, and what enforces it.
+"""For each notebook, every sentence that states its rules, and what enforces it.
 
-The API block is the "**You implement**" part of a notebook's first cell, or its "The API
-you implement" section: the signatures and the text under them, which the notebook calls
-authoritative. Each of its sentences is
+The text read is the API block (the "**You implement**" part of a notebook's first cell, or
+its "The API you implement" section: the signatures and the text under them, which the
+notebook calls authoritative), every section whose heading starts with "Implement", and the
+last section of the markdown cell just above each answer cell: what a student reads right
+before writing. Each of its sentences is
 either a **rule** (it says what a graded function returns, raises, counts, orders, sends,
 or when it stops), listed in :data:`RULES` with the seeded bugs (``tests/mutants/<nb>.py``)
 that break it, or **prose** (the inputs, the setting, a freedom the checks allow), listed
 in :data:`PROSE` with the reason it states no rule. ``tests/test_rule_map.py`` splits the
-released notebook's block into sentences and fails on any sentence in neither map, on a
+released notebook's text into sentences and fails on any sentence in neither map, on a
 rule with no mutant, and on a mutant name that does not exist; ``course verify`` (and
 ``tests/test_integrity.py``) prove each mutant loses exactly the cells it names, which are
 judged by hidden tests in the grader.
 
 Notebooks not mapped yet are listed in :data:`NOT_MAPPED` with what stands in the way;
 every notebook is in exactly one of :data:`RULES` and :data:`NOT_MAPPED`. Rules written only
-as comments inside the block's code (a signature's ``# ...`` notes) are not split out yet.
+as comments inside code (a signature's ``# ...`` notes, a docstring) are not split out;
+mutants break many of them, but nothing here proves that every one has its mutant.
 """
 
 from __future__ import annotations
@@ -467,6 +470,30 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             ('answer_not_required',),
     },
     "lecture04_context_cache": {
+        'Without idempotency the rule is blunt: retry only from a state that *proves* nothing '
+        'happened, never from one that merely fails to prove something did.':
+            ('retries_timeouts',),
+        'A timeout proves nothing.':
+            ('retries_timeouts',),
+        'With idempotency, made with a **request key** (an id minted when the call is issued, '
+        'written into the transcript, and deduplicated on where the write commits), the '
+        'unanswerable "did my call happen?" becomes "did key *k* commit?".':
+            ('key_on_arguments', 'key_truthy_lookup', 'retry_never_after_crash'),
+        'The key must live in the transcript, not in a local variable: **the transcript is the '
+        'state**.':
+            ('dedup_on_local_id', 'key_table_of_its_own'),
+        'Append each entry as it happens and recovery is a replay from the last one; a replayed '
+        'call must carry the same key as the original, or the dedup has nothing to match.':
+            ('dedup_on_local_id',),
+        '`retry_allowed` takes a terminal state (`cc.OK`, `cc.ERROR_AS_DATA`, '
+        '`cc.CRASHED_MID_WRITE`, `cc.TIMEOUT`).':
+            ('retry_accepts_any_state',),
+        '`with_request_key(tool, *, table)` wraps a write *where it commits*: it returns '
+        '`call(entry)`, which runs `tool(**entry["input"])` at most once per '
+        '`entry["request_key"]`, remembering each key\'s result in `table` (a durable dict that '
+        'outlives the agent process).':
+            ('key_table_of_its_own', 'key_truthy_lookup', 'key_missing_is_none',
+             'key_on_arguments', 'key_first_call_returns_nothing'),
         '**Out:** each `assemble_*` returns the context to send; `ledger` returns a '
         '`LedgerReport` (tokens per turn, cumulative, compaction traffic, held, the turn a window '
         'binds, the turn of an overflow, and the eviction log); `retry_allowed` says whether a '
@@ -742,6 +769,13 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             ('offloader_errors_swallowed', 'budget_guard_errors_swallowed'),
     },
     "lab05_semantic_cache": {
+        'Keep, per namespace, a matrix of unit vectors (one row per stored question) with the '
+        'answers and store times beside it.':
+            ('no_namespace', 'unnormalised_vectors', 'normalise_only_long_vectors',
+             'expired_answers_kept'),
+        'A lookup is then one matrix–vector product and an `argmax`, whatever the number of '
+        'rows; expiry is one comparison on the array of store times.':
+            ('python_loop_lookup', 'first_row_over_threshold', 'expiry_checked_row_by_row'),
         '**Out:** the stored answer to the closest question, straight away, when one close '
         'enough in meaning was answered before for the same tenant and has not expired; '
         'otherwise `None`, and the agent runs as usual.':
@@ -974,6 +1008,21 @@ PROSE: dict[str, dict[str, str]] = {
     "lab11_context_reduction": {
     },
     "lecture04_context_cache": {
+        'An agent is a `for` loop around a model call.':
+            'the setting',
+        'Four places in it are decisions, and every framework you might import is a set of '
+        'answers to them:':
+            'introduces the list of decisions that follows',
+        "The four decisions depend on the workload, so any framework's defaults are wrong for "
+        'somebody, and quietly: one that drops the middle of your transcript when it stops '
+        'fitting has made decision 1 for you, and the result is a confident wrong answer, not '
+        'an error.':
+            'why the loop is written by hand',
+        'Write it yourself, in the cell below, and label each decision where it is made.':
+            "what to do; the labels are comments, which no check reads (run_loop's rules are "
+            'in its docstring)',
+        'Implement both halves.':
+            'points to the two answer cells below',
         '**In:** a transcript is a list of entries, dicts with an `"id"`, a `"kind"`, the '
         '`"turn"` that added them and a `"tokens"` size.':
             'the inputs',
@@ -1072,6 +1121,12 @@ PROSE: dict[str, dict[str, str]] = {
             'introduces the bundle table',
     },
     "lab05_semantic_cache": {
+        'Over 100,000 rows the matrix product is orders of magnitude faster than the loop.':
+            'why the rule above exists',
+        'Growing a numpy array one row at a time copies it every time, so keep spare room '
+        '(double it when full); `float32` halves the bytes each lookup reads.':
+            'advice on memory and speed: how the matrix grows and its dtype are the '
+            "student's to choose, and no check reads them",
         '**In:** a question, a tenant id (the `namespace`), and two injected dependencies: '
         '`embed(text)` returns a vector and `clock()` returns the time in seconds.':
             'the inputs',

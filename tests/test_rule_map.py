@@ -1,5 +1,6 @@
-"""Every sentence of a mapped notebook's API block is a rule with its seeded bugs, or prose
-with a reason (``tests/rule_map.py``); the damage tests prove the checks can fail."""
+"""Every sentence of a notebook's rule text (its API block, its Implement sections, the text
+just above each answer cell) is a rule with its seeded bugs, or prose with a reason
+(``tests/rule_map.py``); the damage tests prove the checks can fail."""
 
 from __future__ import annotations
 
@@ -23,11 +24,16 @@ _IMPLEMENT = re.compile(r"#{1,6} Implement\b")
 def api_block(nb: nbformat.NotebookNode) -> str | None:
     """The prose that states a notebook's rules, code blocks left out: its API block (what
     follows "**You implement**", or the "You implement" or "The API you implement" section,
-    up to the next heading), then every section whose heading starts with "Implement" (the
-    text just above each graded cell, which repeats or adds rules); None when the notebook
-    has no API block."""
-    api, sections = None, []
+    up to the next heading); every section whose heading starts with "Implement"; and the
+    last section of the markdown cell just above each answer cell, where that is none of
+    these (the text a student reads right before writing, which repeats or adds rules).
+    None when the notebook has no API block."""
+    api, sections, last = None, [], None
     for cell in nb.cells:
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
+            if last is not None and last not in sections:
+                sections.append(last)
+            last = None
         if cell.cell_type != "markdown":
             continue
         text = re.sub(r"```.*?```", "", cell.source, flags=re.S)  # a '# comment' is no heading
@@ -37,6 +43,9 @@ def api_block(nb: nbformat.NotebookNode) -> str | None:
         parts = _SECTION.split(text)
         sections += [body for head, body in zip(parts[1::2], parts[2::2], strict=True)
                      if _IMPLEMENT.match(head)]
+        named = len(parts) > 1 and _IMPLEMENT.match(parts[-2])
+        api_here = any(m in text for m in ("You implement", "API you implement"))
+        last = None if named or api_here else parts[-1]
     return None if api is None else "\n\n".join([api, *sections])
 
 
@@ -115,3 +124,16 @@ def test_the_map_check_fails_on_a_new_sentence_a_stale_one_and_a_missing_mutant(
                for p in problems(name, nb, {**rules, "A sentence gone.": ("goal_reworded",)},
                                  prose, mutants))
 
+
+
+@pytest.mark.parametrize("name, anchor", [
+    ("tier2_langgraph", "Both tool nodes lead back to `agent`."),          # an Implement section
+    ("lab05_semantic_cache", "Keep, per namespace, a matrix of unit vectors"),  # above an answer
+])
+def test_a_new_sentence_outside_the_api_block_is_found(name, anchor):
+    nb = nbformat.from_dict(_release(name))
+    cell = next(c for c in nb.cells if c.cell_type == "markdown" and anchor in c.source)
+    cell.source = cell.source.replace(anchor, "Cache every answer twice. " + anchor, 1)
+    found = problems(name, nb, RULES[name], PROSE.get(name, {}), _mutant_names(name))
+    assert any("neither a rule nor prose" in p and "Cache every answer twice." in p
+               for p in found), found
