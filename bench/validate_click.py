@@ -8,7 +8,9 @@ side by side in one run.
   median is over the clicks after it.
 * **command:** the student copy's ``./dev validate NOTEBOOK`` (a fresh process each run),
   as configured (warm) and with ``--Execute.kernel_manager_class`` set back to
-  jupyter_client's own.
+  jupyter_client's own;
+* **command with JupyterLab running:** the same command while a Jupyter server runs in the
+  copy, which it asks (``course/validate_server.py``), against the command with no server.
 
 Warm and cold runs alternate, so a noisy spell hits both; medians and their ratio are
 printed, with whether both saw the same result.
@@ -96,6 +98,53 @@ def _commands(copy: Path, notebook: Path, runs: int) -> tuple[list[float], list[
     return warm, cold, same
 
 
+def _through_lab(copy: Path, notebook: Path, runs: int) -> tuple[list[float], list[float],
+                                                                    bool]:
+    """``./dev validate`` with a Jupyter server running in the copy (it asks the server,
+    whose Validate keeps the warm template) against the same command with no server,
+    alternated; one request first, which starts the server's template."""
+    import socket
+
+    from course import validate_server
+
+    rt = Path(tempfile.mkdtemp(prefix="validate-bench-rt-"))
+    none = Path(tempfile.mkdtemp(prefix="validate-bench-none-"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(rt)}
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "jupyter"), "server", "--no-browser", "--allow-root",
+         "--ip=127.0.0.1", f"--port={port}", "--IdentityProvider.token=bench",
+         f"--ServerApp.root_dir={copy}"],
+        cwd=copy, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def command(runtime: Path) -> tuple[float, tuple]:
+        start = time.monotonic()
+        proc = subprocess.run([sys.executable, "-c", CLI, str(notebook)], cwd=copy,
+                              env={**os.environ, "JUPYTER_RUNTIME_DIR": str(runtime)},
+                              capture_output=True, text=True)
+        return time.monotonic() - start, (proc.returncode, proc.stdout)
+
+    try:
+        while not validate_server.servers(rt):
+            time.sleep(0.2)
+        command(rt)  # the first request starts the server's template
+        lab, alone, same = [], [], True
+        for _ in range(runs):
+            a, ar = command(rt)
+            b, br = command(none)
+            lab.append(a)
+            alone.append(b)
+            same = same and ar == br
+        return lab, alone, same
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        shutil.rmtree(rt, ignore_errors=True)
+        shutil.rmtree(none, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clicks", type=int, default=5)
@@ -105,12 +154,16 @@ def main() -> None:
         copy = scratch / "copy"
         notebook = _student_copy(copy)
         cw, cc, csame = _commands(copy, notebook, args.clicks)
+        lw, lc, lsame = _through_lab(copy, notebook, args.clicks)
         bw, bc, bsame = _clicks(copy, notebook, args.clicks)
-        for what, w, c, same in (("button (Validator in one process)", bw, bc, bsame),
-                                 ("./dev validate (a new process)", cw, cc, csame)):
+        for what, w, c, same, kinds in (
+                ("button (Validator in one process)", bw, bc, bsame, ("warm", "cold")),
+                ("./dev validate (a new process)", cw, cc, csame, ("warm", "cold")),
+                ("./dev validate with the copy's JupyterLab running", lw, lc, lsame,
+                 ("asking it", "alone"))):
             mw, mc = statistics.median(w), statistics.median(c)
-            print(f"{what}: warm {mw:.2f} s, cold {mc:.2f} s, median of {len(w)}; "
-                  f"cold/warm {mc / mw:.2f}x; same result both ways: {same}")
+            print(f"{what}: {kinds[0]} {mw:.2f} s, {kinds[1]} {mc:.2f} s, median of "
+                  f"{len(w)}; ratio {mc / mw:.2f}x; same result both ways: {same}")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

@@ -26,9 +26,14 @@ import ast
 import re
 import sys
 import textwrap
+from pathlib import Path
+
+from course import validate_server
 
 _NOT_IMPLEMENTED = re.compile(r"\bNotImplementedError\b")
 _HIDDEN = "### BEGIN HIDDEN TESTS"
+#: The key of a ``Validator.validate`` result that holds the printed report.
+REPORT = validate_server.REPORT
 #: Set by :func:`_validate_and_print` when a notebook did not validate (for :func:`main`).
 _failures: list[str] = []
 
@@ -130,6 +135,9 @@ def _install_validate(validator_cls) -> None:  # noqa: ANN001
                  "error": ansi2html("\n".join(textwrap.fill(line, 88) or line for line in
                                               e["raw_error"].split("\n"))),
                  "raw_error": e["raw_error"]} for e in found]
+        # What the command prints, made here so that a Jupyter server's answer carries it
+        # (the button ignores keys it does not know).
+        results[REPORT] = _report(self, results)
         return results
 
     validate._course = True
@@ -154,8 +162,30 @@ def _print_error(self, source: str, error: str) -> None:  # noqa: ANN001
 def _validate_and_print(self, filename: str) -> None:  # noqa: ANN001
     """nbgrader's ``validate_and_print``, which also notes a notebook that did not validate."""
     results = self.validate(filename)
-    if any(results.get(k) for k in ("type_changed", "changed", "failed")):
+    if not_valid(results):
         _failures.append(filename)
+    self.stream.write(results.get(REPORT) or _report(self, results))
+
+
+def not_valid(results: dict) -> bool:
+    """Whether a ``Validator.validate`` result is a notebook that did not validate."""
+    return any(results.get(k) for k in ("type_changed", "changed", "failed"))
+
+
+def _report(self, results: dict) -> str:  # noqa: ANN001 - nbgrader's Validator
+    """What nbgrader's ``validate_and_print`` writes for ``results``, with this module's
+    header and entries."""
+    import io
+
+    stream, self.stream = self.stream, io.StringIO()
+    try:
+        _print_results(self, results)
+        return self.stream.getvalue()
+    finally:
+        self.stream = stream
+
+
+def _print_results(self, results: dict) -> None:  # noqa: ANN001
     if results.get("type_changed"):
         self._print_num_type_changed(len(results["type_changed"]))
         for cell in results["type_changed"]:
@@ -196,15 +226,35 @@ def main(argv: list[str] | None = None) -> int:
     import glob
     import threading
 
+    args = sys.argv[1:] if argv is None else list(argv)
+    _failures.clear()
+    if args and not any(a.startswith("-") for a in args):
+        missing = [name for name in args if not glob.glob(name)]
+        if missing:
+            print(f"no notebook at {', '.join(missing)}", file=sys.stderr)
+            return 2
+        # the student's own JupyterLab, when it runs here, answers from its warm kernel
+        notebooks = [n for name in args for n in sorted(glob.glob(name))]
+        left = []
+        for name in notebooks:
+            results = validate_server.validate(Path(name))
+            if results is None:
+                left.append(name)
+                continue
+            sys.stdout.write(results[REPORT])
+            if not_valid(results):
+                _failures.append(name)
+        if not left:
+            return 1 if _failures else 0
+        args = left
     from course import kernelfork
 
     threading.Thread(target=kernelfork.prewarm, daemon=True).start()
     from nbgrader.apps.validateapp import ValidateApp
 
     install()
-    _failures.clear()
     app = ValidateApp.instance()
-    app.initialize(sys.argv[1:] if argv is None else argv)
+    app.initialize(args)
     missing = [name for name in app.extra_args if not glob.glob(name)]
     if missing:
         print(f"no notebook at {', '.join(missing)}", file=sys.stderr)

@@ -114,7 +114,8 @@ The first `./dev lab` installs the course's packages into `.venv` in this folder
 minutes, once; nothing outside it). The framework tier (`release/tier2_langgraph`) needs
 LangGraph too: `./dev lab --frameworks` adds it. `./dev validate release/<name>/<name>.ipynb`
 runs Validate from the command line: one entry per failing check, its message first, and
-exit status 1 when validation fails.
+exit status 1 when validation fails. While `./dev lab` runs in this folder, it asks that
+JupyterLab, which keeps a kernel warm for Validate, and answers in about a second.
 
 `./dev lab` loads this copy's `.jupyter` settings (Validate{assignment_list}) and puts
 this folder's `course/` on `PYTHONPATH`. With conda instead:
