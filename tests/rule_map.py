@@ -236,7 +236,7 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         'nothing: `.spent` and `.by_model` stay as they were.':
             ('unknown_model_free', 'unknown_model_value_error', 'unknown_model_key_added'),
         'The two cache fields can be `None`.':
-            ('none_not_counted_as_zero',),
+            ('none_not_counted_as_zero', 'none_drops_both_cache_terms'),
         '**Prices** per million tokens (MTok), input/output: claude-opus-5 \\$5/\\$25, '
         'claude-sonnet-5 \\$2/\\$10, claude-haiku-4-5 \\$1/\\$5.':
             ('stale_sonnet_price', 'haiku_old_price', 'price_per_mtok',
@@ -251,7 +251,7 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         'the surcharge or the discount.':
             ('cache_write_as_surcharge', 'cache_read_as_discount'),
         '`charge` sums four terms, and a cache field of `None` counts as zero.':
-            ('cache_reads_free', 'none_not_counted_as_zero'),
+            ('cache_reads_free', 'none_not_counted_as_zero', 'none_drops_both_cache_terms'),
         '`state` compares the rounded share of the limit, as specified at the top.':
             ('unrounded_warn_boundary', 'unrounded_stop_boundary', 'share_rounded_to_2',
              'thresholds_in_dollars'),

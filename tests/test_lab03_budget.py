@@ -233,7 +233,7 @@ def test_mutants_apply_to_the_solution():
                          "stop_does_not_stop", "by_model_never_updated",
                          "unrounded_warn_boundary", "strict_stop_boundary",
                          "unknown_model_free", "stale_sonnet_price"]
-    assert len(names) == 40 and len(set(names)) == len(names)
+    assert len(names) == 41 and len(set(names)) == len(names)
     for m in load_mutants(MUTANTS):
         notebook_code.namespace("lab03_budget", m.edits())
 

@@ -427,6 +427,10 @@ hour_cost = Budget(100.0).charge("claude-opus-5", sdk_usage(0, 0, 1_000_000, 0, 
 assert costs(hour_cost, 6.25), (
     f"1M tokens written with a 1-hour TTL on opus: Lab 3 prices every write at 1.25x the input "
     f"rate, $6.25 (not the API's 2x, $10.00); got {hour_cost!r}")
+half_cost = Budget(1.00).charge("claude-haiku-4-5", sdk_usage(0, 0, None, 1_000_000))
+assert costs(half_cost, 0.10), (
+    f"1M cache reads on haiku with cache writes None should cost $0.10, got {half_cost!r}: "
+    "a None field counts as 0 on its own; the other cache field is still billed")
 haiku_cost = Budget(1.00).charge("claude-haiku-4-5", sdk_usage(10_000, 2_000, 4_000, 8_000))
 assert costs(haiku_cost, 0.0258), (
     f"10,000 in, 2,000 out, 4,000 written, 8,000 read on haiku: $0.01 + $0.01 + $0.005 + "

@@ -440,3 +440,1221 @@ def cacheable(q, a):
         correct=True,
     ),
 ]
+
+
+# Round four: written from the release notebook of 2026-12-06 (after its rules were
+# mapped) alone, told to write the mistakes a student would make, not edits of an answer.
+BLIND += [
+    Blind(
+        'r4_cacheable_substring_words',
+        "cacheable looks for the words as substrings of the lowercased question, so 'your' matches 'our', 'known' matches 'now' and 'currency' matches 'current'; the text says words match as WHOLE words",
+        {
+            'semantic_cache': r'''import time
+
+import numpy as np
+
+
+class SemanticCache:
+    """Answers repeat questions from memory, per tenant, for at most ``ttl`` seconds.
+
+    threshold -- the smallest cosine similarity that counts as the same question
+    ttl       -- seconds an entry stays valid after it was stored
+    embed     -- embed(text) returns a vector (any length; normalise it yourself)
+    clock     -- clock() returns the current time in seconds (the tests pass a FakeClock)
+
+    A lookup only ever searches the asking tenant's own entries, ignores expired entries,
+    and compares unit vectors in one vectorised product. An entry is live while its age,
+    clock() now minus clock() at put, is strictly below ttl: at exactly ttl it has expired.
+    A hit needs a cosine >= threshold. ``put`` never replaces: storing a question again adds
+    another row, and on equal scores the earliest stored row wins. ``hits`` and ``misses``
+    count lookups; ``put`` counts as neither.
+    """
+
+    def __init__(self, threshold=0.98, ttl=3600, *, embed, clock=time.time):
+        self.threshold = threshold
+        self.ttl = ttl
+        self.embed = embed
+        self.clock = clock
+        self.hits = 0
+        self.misses = 0
+        self.tables = {}   # namespace -> {"vecs": 2-D array, "born": 1-D array, "answers": list, "n": rows used}
+
+    def _unit_vector(self, q):
+        """embed(q) as a float array scaled to length 1 (a zero vector stays zero)."""
+        v = np.asarray(self.embed(q), dtype=np.float64)
+        norm = np.linalg.norm(v)
+        return v / norm if norm > 0 else v
+
+    def get(self, q, namespace="default"):
+        """The stored answer for the closest live question in ``namespace``, or None."""
+        table = self.tables.get(namespace)
+        if table is None or table["n"] == 0:
+            self.misses += 1
+            return None
+        n = table["n"]
+        v = self._unit_vector(q)
+        live = (self.clock() - table["born"][:n]) < self.ttl
+        scores = np.where(live, table["vecs"][:n] @ v, -np.inf)
+        best = int(np.argmax(scores))
+        if live[best] and scores[best] >= self.threshold:
+            self.hits += 1
+            return table["answers"][best]
+        self.misses += 1
+        return None
+
+    def put(self, q, a, namespace="default"):
+        """Store answer ``a`` for question ``q`` under ``namespace``, stamped with clock()."""
+        v = self._unit_vector(q)
+        table = self.tables.get(namespace)
+        if table is None:
+            table = {"vecs": np.zeros((8, v.shape[0])), "born": np.zeros(8), "answers": [], "n": 0}
+            self.tables[namespace] = table
+        n = table["n"]
+        if n == table["vecs"].shape[0]:
+            table["vecs"] = np.vstack([table["vecs"], np.zeros_like(table["vecs"])])
+            table["born"] = np.concatenate([table["born"], np.zeros_like(table["born"])])
+        table["vecs"][n] = v
+        table["born"][n] = self.clock()
+        table["answers"].append(a)
+        table["n"] = n + 1
+
+    @property
+    def hit_rate(self):
+        """hits / (hits + misses); 0.0 before the first lookup."""
+        lookups = self.hits + self.misses
+        return self.hits / lookups if lookups else 0.0
+''',
+            'cacheable': r'''import re
+
+
+def cacheable(q, a):
+    """True if answer ``a`` to question ``q`` may be stored and repeated to others.
+
+    False for user-specific questions (my/mine/our/ours), time-sensitive questions
+    (now, today, tonight, tomorrow, yesterday, currently, current, latest, right now,
+    at the moment), and when the question or answer contains an identifier (4+ digits).
+    Words match whole words in any case ("your" is not "our").
+    """
+    text = q.lower()
+    for word in ("my", "mine", "our", "ours"):
+        if word in text:
+            return False
+    for word in ("now", "today", "tonight", "tomorrow", "yesterday", "currently", "current",
+                 "latest", "right now", "at the moment"):
+        if word in text:
+            return False
+    if re.search(r"\d{4,}", q) or re.search(r"\d{4,}", a):
+        return False
+    return True
+''',
+            'pick_threshold': r'''def pick_threshold(rows):
+    """One notch above the lowest threshold in ``rows`` whose false_hits is 0.
+
+    Raises ValueError when no row has zero false hits, or when that row is the highest
+    threshold in the sweep (there is no notch above it).
+    """
+    ordered = sorted(rows, key=lambda r: r.threshold)
+    for i, row in enumerate(ordered):
+        if row.false_hits == 0:
+            if i + 1 == len(ordered):
+                raise ValueError(f"the first zero false hits is at {row.threshold}, the top of "
+                                 "the grid: extend the grid past it")
+            return ordered[i + 1].threshold
+    raise ValueError("no threshold reaches zero false hits: extend the grid")
+''',
+        },
+    ),
+    Blind(
+        'r4_cacheable_case_sensitive',
+        "cacheable matches whole words with \\b but case-sensitively against the lowercase word list, so 'MINE', 'Our' and 'TODAY' are let through; the text says whole words IN ANY CASE ('My' counts as my)",
+        {
+            'semantic_cache': r'''import time
+
+import numpy as np
+
+
+class SemanticCache:
+    """Answers repeat questions from memory, per tenant, for at most ``ttl`` seconds.
+
+    threshold -- the smallest cosine similarity that counts as the same question
+    ttl       -- seconds an entry stays valid after it was stored
+    embed     -- embed(text) returns a vector (any length; normalise it yourself)
+    clock     -- clock() returns the current time in seconds (the tests pass a FakeClock)
+
+    A lookup only ever searches the asking tenant's own entries, ignores expired entries,
+    and compares unit vectors in one vectorised product. An entry is live while its age,
+    clock() now minus clock() at put, is strictly below ttl: at exactly ttl it has expired.
+    A hit needs a cosine >= threshold. ``put`` never replaces: storing a question again adds
+    another row, and on equal scores the earliest stored row wins. ``hits`` and ``misses``
+    count lookups; ``put`` counts as neither.
+    """
+
+    def __init__(self, threshold=0.98, ttl=3600, *, embed, clock=time.time):
+        self.threshold = threshold
+        self.ttl = ttl
+        self.embed = embed
+        self.clock = clock
+        self.hits = 0
+        self.misses = 0
+        self.tables = {}   # namespace -> {"vecs": 2-D array, "born": 1-D array, "answers": list, "n": rows used}
+
+    def _unit_vector(self, q):
+        """embed(q) as a float array scaled to length 1 (a zero vector stays zero)."""
+        v = np.asarray(self.embed(q), dtype=np.float64)
+        norm = np.linalg.norm(v)
+        return v / norm if norm > 0 else v
+
+    def get(self, q, namespace="default"):
+        """The stored answer for the closest live question in ``namespace``, or None."""
+        table = self.tables.get(namespace)
+        if table is None or table["n"] == 0:
+            self.misses += 1
+            return None
+        n = table["n"]
+        v = self._unit_vector(q)
+        live = (self.clock() - table["born"][:n]) < self.ttl
+        scores = np.where(live, table["vecs"][:n] @ v, -np.inf)
+        best = int(np.argmax(scores))
+        if live[best] and scores[best] >= self.threshold:
+            self.hits += 1
+            return table["answers"][best]
+        self.misses += 1
+        return None
+
+    def put(self, q, a, namespace="default"):
+        """Store answer ``a`` for question ``q`` under ``namespace``, stamped with clock()."""
+        v = self._unit_vector(q)
+        table = self.tables.get(namespace)
+        if table is None:
+            table = {"vecs": np.zeros((8, v.shape[0])), "born": np.zeros(8), "answers": [], "n": 0}
+            self.tables[namespace] = table
+        n = table["n"]
+        if n == table["vecs"].shape[0]:
+            table["vecs"] = np.vstack([table["vecs"], np.zeros_like(table["vecs"])])
+            table["born"] = np.concatenate([table["born"], np.zeros_like(table["born"])])
+        table["vecs"][n] = v
+        table["born"][n] = self.clock()
+        table["answers"].append(a)
+        table["n"] = n + 1
+
+    @property
+    def hit_rate(self):
+        """hits / (hits + misses); 0.0 before the first lookup."""
+        lookups = self.hits + self.misses
+        return self.hits / lookups if lookups else 0.0
+''',
+            'cacheable': r'''import re
+
+
+def cacheable(q, a):
+    """True if answer ``a`` to question ``q`` may be stored and repeated to others.
+
+    False for user-specific questions (my/mine/our/ours), time-sensitive questions
+    (now, today, tonight, tomorrow, yesterday, currently, current, latest, right now,
+    at the moment), and when the question or answer contains an identifier (4+ digits).
+    Words match whole words in any case ("your" is not "our").
+    """
+    blocked = ["my", "mine", "our", "ours",
+               "now", "today", "tonight", "tomorrow", "yesterday", "currently", "current",
+               "latest", "right now", "at the moment"]
+    for word in blocked:
+        if re.search(r"\b" + re.escape(word) + r"\b", q):
+            return False
+    return re.search(r"\d{4,}", q + " " + a) is None
+''',
+            'pick_threshold': r'''def pick_threshold(rows):
+    """One notch above the lowest threshold in ``rows`` whose false_hits is 0.
+
+    Raises ValueError when no row has zero false hits, or when that row is the highest
+    threshold in the sweep (there is no notch above it).
+    """
+    ordered = sorted(rows, key=lambda r: r.threshold)
+    for i, row in enumerate(ordered):
+        if row.false_hits == 0:
+            if i + 1 == len(ordered):
+                raise ValueError(f"the first zero false hits is at {row.threshold}, the top of "
+                                 "the grid: extend the grid past it")
+            return ordered[i + 1].threshold
+    raise ValueError("no threshold reaches zero false hits: extend the grid")
+''',
+        },
+    ),
+    Blind(
+        'r4_identifier_question_only',
+        "cacheable looks for a 4+ digit identifier in the question only, so an answer quoting 'Invoice 55120' is stored; the text says the question OR THE ANSWER contains an identifier",
+        {
+            'semantic_cache': r'''import time
+
+import numpy as np
+
+
+class SemanticCache:
+    """Answers repeat questions from memory, per tenant, for at most ``ttl`` seconds.
+
+    threshold -- the smallest cosine similarity that counts as the same question
+    ttl       -- seconds an entry stays valid after it was stored
+    embed     -- embed(text) returns a vector (any length; normalise it yourself)
+    clock     -- clock() returns the current time in seconds (the tests pass a FakeClock)
+
+    A lookup only ever searches the asking tenant's own entries, ignores expired entries,
+    and compares unit vectors in one vectorised product. An entry is live while its age,
+    clock() now minus clock() at put, is strictly below ttl: at exactly ttl it has expired.
+    A hit needs a cosine >= threshold. ``put`` never replaces: storing a question again adds
+    another row, and on equal scores the earliest stored row wins. ``hits`` and ``misses``
+    count lookups; ``put`` counts as neither.
+    """
+
+    def __init__(self, threshold=0.98, ttl=3600, *, embed, clock=time.time):
+        self.threshold = threshold
+        self.ttl = ttl
+        self.embed = embed
+        self.clock = clock
+        self.hits = 0
+        self.misses = 0
+        self.tables = {}   # namespace -> {"vecs": 2-D array, "born": 1-D array, "answers": list, "n": rows used}
+
+    def _unit_vector(self, q):
+        """embed(q) as a float array scaled to length 1 (a zero vector stays zero)."""
+        v = np.asarray(self.embed(q), dtype=np.float64)
+        norm = np.linalg.norm(v)
+        return v / norm if norm > 0 else v
+
+    def get(self, q, namespace="default"):
+        """The stored answer for the closest live question in ``namespace``, or None."""
+        table = self.tables.get(namespace)
+        if table is None or table["n"] == 0:
+            self.misses += 1
+            return None
+        n = table["n"]
+        v = self._unit_vector(q)
+        live = (self.clock() - table["born"][:n]) < self.ttl
+        scores = np.where(live, table["vecs"][:n] @ v, -np.inf)
+        best = int(np.argmax(scores))
+        if live[best] and scores[best] >= self.threshold:
+            self.hits += 1
+            return table["answers"][best]
+        self.misses += 1
+        return None
+
+    def put(self, q, a, namespace="default"):
+        """Store answer ``a`` for question ``q`` under ``namespace``, stamped with clock()."""
+        v = self._unit_vector(q)
+        table = self.tables.get(namespace)
+        if table is None:
+            table = {"vecs": np.zeros((8, v.shape[0])), "born": np.zeros(8), "answers": [], "n": 0}
+            self.tables[namespace] = table
+        n = table["n"]
+        if n == table["vecs"].shape[0]:
+            table["vecs"] = np.vstack([table["vecs"], np.zeros_like(table["vecs"])])
+            table["born"] = np.concatenate([table["born"], np.zeros_like(table["born"])])
+        table["vecs"][n] = v
+        table["born"][n] = self.clock()
+        table["answers"].append(a)
+        table["n"] = n + 1
+
+    @property
+    def hit_rate(self):
+        """hits / (hits + misses); 0.0 before the first lookup."""
+        lookups = self.hits + self.misses
+        return self.hits / lookups if lookups else 0.0
+''',
+            'cacheable': r'''import re
+
+
+def cacheable(q, a):
+    """True if answer ``a`` to question ``q`` may be stored and repeated to others.
+
+    False for user-specific questions (my/mine/our/ours), time-sensitive questions
+    (now, today, tonight, tomorrow, yesterday, currently, current, latest, right now,
+    at the moment), and when the question or answer contains an identifier (4+ digits).
+    Words match whole words in any case ("your" is not "our").
+    """
+    words = set(re.findall(r"\w+", q.lower()))
+    if words & {"my", "mine", "our", "ours"}:
+        return False
+    if words & {"now", "today", "tonight", "tomorrow", "yesterday", "currently", "current",
+                "latest"}:
+        return False
+    if re.search(r"\bat the moment\b", q, re.IGNORECASE):
+        return False
+    if re.search(r"\d{4,}", q):          # an order, invoice, ticket or account number
+        return False
+    return True
+''',
+            'pick_threshold': r'''def pick_threshold(rows):
+    """One notch above the lowest threshold in ``rows`` whose false_hits is 0.
+
+    Raises ValueError when no row has zero false hits, or when that row is the highest
+    threshold in the sweep (there is no notch above it).
+    """
+    ordered = sorted(rows, key=lambda r: r.threshold)
+    for i, row in enumerate(ordered):
+        if row.false_hits == 0:
+            if i + 1 == len(ordered):
+                raise ValueError(f"the first zero false hits is at {row.threshold}, the top of "
+                                 "the grid: extend the grid past it")
+            return ordered[i + 1].threshold
+    raise ValueError("no threshold reaches zero false hits: extend the grid")
+''',
+        },
+    ),
+    Blind(
+        'r4_words_checked_in_answer',
+        "cacheable runs the user-specific and time-sensitive word rules over the question AND the answer, so a generic question whose answer says 'our login page now' is refused; the text says these are rules on what the QUESTION says (only identifiers are looked for in the answer)",
+        {
+            'semantic_cache': r'''import time
+
+import numpy as np
+
+
+class SemanticCache:
+    """Answers repeat questions from memory, per tenant, for at most ``ttl`` seconds.
+
+    threshold -- the smallest cosine similarity that counts as the same question
+    ttl       -- seconds an entry stays valid after it was stored
+    embed     -- embed(text) returns a vector (any length; normalise it yourself)
+    clock     -- clock() returns the current time in seconds (the tests pass a FakeClock)
+
+    A lookup only ever searches the asking tenant's own entries, ignores expired entries,
+    and compares unit vectors in one vectorised product. An entry is live while its age,
+    clock() now minus clock() at put, is strictly below ttl: at exactly ttl it has expired.
+    A hit needs a cosine >= threshold. ``put`` never replaces: storing a question again adds
+    another row, and on equal scores the earliest stored row wins. ``hits`` and ``misses``
+    count lookups; ``put`` counts as neither.
+    """
+
+    def __init__(self, threshold=0.98, ttl=3600, *, embed, clock=time.time):
+        self.threshold = threshold
+        self.ttl = ttl
+        self.embed = embed
+        self.clock = clock
+        self.hits = 0
+        self.misses = 0
+        self.tables = {}   # namespace -> {"vecs": 2-D array, "born": 1-D array, "answers": list, "n": rows used}
+
+    def _unit_vector(self, q):
+        """embed(q) as a float array scaled to length 1 (a zero vector stays zero)."""
+        v = np.asarray(self.embed(q), dtype=np.float64)
+        norm = np.linalg.norm(v)
+        return v / norm if norm > 0 else v
+
+    def get(self, q, namespace="default"):
+        """The stored answer for the closest live question in ``namespace``, or None."""
+        table = self.tables.get(namespace)
+        if table is None or table["n"] == 0:
+            self.misses += 1
+            return None
+        n = table["n"]
+        v = self._unit_vector(q)
+        live = (self.clock() - table["born"][:n]) < self.ttl
+        scores = np.where(live, table["vecs"][:n] @ v, -np.inf)
+        best = int(np.argmax(scores))
+        if live[best] and scores[best] >= self.threshold:
+            self.hits += 1
+            return table["answers"][best]
+        self.misses += 1
+        return None
+
+    def put(self, q, a, namespace="default"):
+        """Store answer ``a`` for question ``q`` under ``namespace``, stamped with clock()."""
+        v = self._unit_vector(q)
+        table = self.tables.get(namespace)
+        if table is None:
+            table = {"vecs": np.zeros((8, v.shape[0])), "born": np.zeros(8), "answers": [], "n": 0}
+            self.tables[namespace] = table
+        n = table["n"]
+        if n == table["vecs"].shape[0]:
+            table["vecs"] = np.vstack([table["vecs"], np.zeros_like(table["vecs"])])
+            table["born"] = np.concatenate([table["born"], np.zeros_like(table["born"])])
+        table["vecs"][n] = v
+        table["born"][n] = self.clock()
+        table["answers"].append(a)
+        table["n"] = n + 1
+
+    @property
+    def hit_rate(self):
+        """hits / (hits + misses); 0.0 before the first lookup."""
+        lookups = self.hits + self.misses
+        return self.hits / lookups if lookups else 0.0
+''',
+            'cacheable': r'''import re
+
+
+def cacheable(q, a):
+    """True if answer ``a`` to question ``q`` may be stored and repeated to others.
+
+    False for user-specific questions (my/mine/our/ours), time-sensitive questions
+    (now, today, tonight, tomorrow, yesterday, currently, current, latest, right now,
+    at the moment), and when the question or answer contains an identifier (4+ digits).
+    Words match whole words in any case ("your" is not "our").
+    """
+    both = q + "\n" + a
+    user_words = r"\b(my|mine|our|ours)\b"
+    time_words = (r"\b(now|today|tonight|tomorrow|yesterday|currently|current|latest"
+                  r"|right now|at the moment)\b")
+    for pattern in (user_words, time_words, r"\d{4,}"):
+        if re.search(pattern, both, re.IGNORECASE):
+            return False
+    return True
+''',
+            'pick_threshold': r'''def pick_threshold(rows):
+    """One notch above the lowest threshold in ``rows`` whose false_hits is 0.
+
+    Raises ValueError when no row has zero false hits, or when that row is the highest
+    threshold in the sweep (there is no notch above it).
+    """
+    ordered = sorted(rows, key=lambda r: r.threshold)
+    for i, row in enumerate(ordered):
+        if row.false_hits == 0:
+            if i + 1 == len(ordered):
+                raise ValueError(f"the first zero false hits is at {row.threshold}, the top of "
+                                 "the grid: extend the grid past it")
+            return ordered[i + 1].threshold
+    raise ValueError("no threshold reaches zero false hits: extend the grid")
+''',
+        },
+    ),
+    Blind(
+        'r4_identifier_as_numeric_token',
+        "cacheable counts an identifier only when a whitespace-separated token is all digits and 4+ long, so 'INV-77310', '#9034' and '4821?' slip through; the text says a RUN of 4 or more digits anywhere ('INV-20931', '#5521')",
+        {
+            'semantic_cache': r'''import time
+
+import numpy as np
+
+
+class SemanticCache:
+    """Answers repeat questions from memory, per tenant, for at most ``ttl`` seconds.
+
+    threshold -- the smallest cosine similarity that counts as the same question
+    ttl       -- seconds an entry stays valid after it was stored
+    embed     -- embed(text) returns a vector (any length; normalise it yourself)
+    clock     -- clock() returns the current time in seconds (the tests pass a FakeClock)
+
+    A lookup only ever searches the asking tenant's own entries, ignores expired entries,
+    and compares unit vectors in one vectorised product. An entry is live while its age,
+    clock() now minus clock() at put, is strictly below ttl: at exactly ttl it has expired.
+    A hit needs a cosine >= threshold. ``put`` never replaces: storing a question again adds
+    another row, and on equal scores the earliest stored row wins. ``hits`` and ``misses``
+    count lookups; ``put`` counts as neither.
+    """
+
+    def __init__(self, threshold=0.98, ttl=3600, *, embed, clock=time.time):
+        self.threshold = threshold
+        self.ttl = ttl
+        self.embed = embed
+        self.clock = clock
+        self.hits = 0
+        self.misses = 0
+        self.tables = {}   # namespace -> {"vecs": 2-D array, "born": 1-D array, "answers": list, "n": rows used}
+
+    def _unit_vector(self, q):
+        """embed(q) as a float array scaled to length 1 (a zero vector stays zero)."""
+        v = np.asarray(self.embed(q), dtype=np.float64)
+        norm = np.linalg.norm(v)
+        return v / norm if norm > 0 else v
+
+    def get(self, q, namespace="default"):
+        """The stored answer for the closest live question in ``namespace``, or None."""
+        table = self.tables.get(namespace)
+        if table is None or table["n"] == 0:
+            self.misses += 1
+            return None
+        n = table["n"]
+        v = self._unit_vector(q)
+        live = (self.clock() - table["born"][:n]) < self.ttl
+        scores = np.where(live, table["vecs"][:n] @ v, -np.inf)
+        best = int(np.argmax(scores))
+        if live[best] and scores[best] >= self.threshold:
+            self.hits += 1
+            return table["answers"][best]
+        self.misses += 1
+        return None
+
+    def put(self, q, a, namespace="default"):
+        """Store answer ``a`` for question ``q`` under ``namespace``, stamped with clock()."""
+        v = self._unit_vector(q)
+        table = self.tables.get(namespace)
+        if table is None:
+            table = {"vecs": np.zeros((8, v.shape[0])), "born": np.zeros(8), "answers": [], "n": 0}
+            self.tables[namespace] = table
+        n = table["n"]
+        if n == table["vecs"].shape[0]:
+            table["vecs"] = np.vstack([table["vecs"], np.zeros_like(table["vecs"])])
+            table["born"] = np.concatenate([table["born"], np.zeros_like(table["born"])])
+        table["vecs"][n] = v
+        table["born"][n] = self.clock()
+        table["answers"].append(a)
+        table["n"] = n + 1
+
+    @property
+    def hit_rate(self):
+        """hits / (hits + misses); 0.0 before the first lookup."""
+        lookups = self.hits + self.misses
+        return self.hits / lookups if lookups else 0.0
+''',
+            'cacheable': r'''import re
+
+
+def cacheable(q, a):
+    """True if answer ``a`` to question ``q`` may be stored and repeated to others.
+
+    False for user-specific questions (my/mine/our/ours), time-sensitive questions
+    (now, today, tonight, tomorrow, yesterday, currently, current, latest, right now,
+    at the moment), and when the question or answer contains an identifier (4+ digits).
+    Words match whole words in any case ("your" is not "our").
+    """
+    if re.search(r"\b(my|mine|our|ours)\b", q, re.IGNORECASE):
+        return False
+    if re.search(r"\b(now|today|tonight|tomorrow|yesterday|currently|current|latest"
+                 r"|right now|at the moment)\b", q, re.IGNORECASE):
+        return False
+    for token in (q + " " + a).split():
+        if token.isdigit() and len(token) >= 4:
+            return False
+    return True
+''',
+            'pick_threshold': r'''def pick_threshold(rows):
+    """One notch above the lowest threshold in ``rows`` whose false_hits is 0.
+
+    Raises ValueError when no row has zero false hits, or when that row is the highest
+    threshold in the sweep (there is no notch above it).
+    """
+    ordered = sorted(rows, key=lambda r: r.threshold)
+    for i, row in enumerate(ordered):
+        if row.false_hits == 0:
+            if i + 1 == len(ordered):
+                raise ValueError(f"the first zero false hits is at {row.threshold}, the top of "
+                                 "the grid: extend the grid past it")
+            return ordered[i + 1].threshold
+    raise ValueError("no threshold reaches zero false hits: extend the grid")
+''',
+        },
+    ),
+    Blind(
+        'r4_pick_returns_first_zero',
+        "pick_threshold returns the lowest threshold with zero false hits itself; the text's rule is to take that threshold and then go ONE NOTCH HIGHER",
+        {
+            'semantic_cache': r'''import time
+
+import numpy as np
+
+
+class SemanticCache:
+    """Answers repeat questions from memory, per tenant, for at most ``ttl`` seconds.
+
+    threshold -- the smallest cosine similarity that counts as the same question
+    ttl       -- seconds an entry stays valid after it was stored
+    embed     -- embed(text) returns a vector (any length; normalise it yourself)
+    clock     -- clock() returns the current time in seconds (the tests pass a FakeClock)
+
+    A lookup only ever searches the asking tenant's own entries, ignores expired entries,
+    and compares unit vectors in one vectorised product. An entry is live while its age,
+    clock() now minus clock() at put, is strictly below ttl: at exactly ttl it has expired.
+    A hit needs a cosine >= threshold. ``put`` never replaces: storing a question again adds
+    another row, and on equal scores the earliest stored row wins. ``hits`` and ``misses``
+    count lookups; ``put`` counts as neither.
+    """
+
+    def __init__(self, threshold=0.98, ttl=3600, *, embed, clock=time.time):
+        self.threshold = threshold
+        self.ttl = ttl
+        self.embed = embed
+        self.clock = clock
+        self.hits = 0
+        self.misses = 0
+        self.tables = {}   # namespace -> {"vecs": 2-D array, "born": 1-D array, "answers": list, "n": rows used}
+
+    def _unit_vector(self, q):
+        """embed(q) as a float array scaled to length 1 (a zero vector stays zero)."""
+        v = np.asarray(self.embed(q), dtype=np.float64)
+        norm = np.linalg.norm(v)
+        return v / norm if norm > 0 else v
+
+    def get(self, q, namespace="default"):
+        """The stored answer for the closest live question in ``namespace``, or None."""
+        table = self.tables.get(namespace)
+        if table is None or table["n"] == 0:
+            self.misses += 1
+            return None
+        n = table["n"]
+        v = self._unit_vector(q)
+        live = (self.clock() - table["born"][:n]) < self.ttl
+        scores = np.where(live, table["vecs"][:n] @ v, -np.inf)
+        best = int(np.argmax(scores))
+        if live[best] and scores[best] >= self.threshold:
+            self.hits += 1
+            return table["answers"][best]
+        self.misses += 1
+        return None
+
+    def put(self, q, a, namespace="default"):
+        """Store answer ``a`` for question ``q`` under ``namespace``, stamped with clock()."""
+        v = self._unit_vector(q)
+        table = self.tables.get(namespace)
+        if table is None:
+            table = {"vecs": np.zeros((8, v.shape[0])), "born": np.zeros(8), "answers": [], "n": 0}
+            self.tables[namespace] = table
+        n = table["n"]
+        if n == table["vecs"].shape[0]:
+            table["vecs"] = np.vstack([table["vecs"], np.zeros_like(table["vecs"])])
+            table["born"] = np.concatenate([table["born"], np.zeros_like(table["born"])])
+        table["vecs"][n] = v
+        table["born"][n] = self.clock()
+        table["answers"].append(a)
+        table["n"] = n + 1
+
+    @property
+    def hit_rate(self):
+        """hits / (hits + misses); 0.0 before the first lookup."""
+        lookups = self.hits + self.misses
+        return self.hits / lookups if lookups else 0.0
+''',
+            'cacheable': r'''import re
+
+
+def cacheable(q, a):
+    """True if answer ``a`` to question ``q`` may be stored and repeated to others.
+
+    False for user-specific questions (my/mine/our/ours), time-sensitive questions
+    (now, today, tonight, tomorrow, yesterday, currently, current, latest, right now,
+    at the moment), and when the question or answer contains an identifier (4+ digits).
+    Words match whole words in any case ("your" is not "our").
+    """
+    user_words = r"\b(my|mine|our|ours)\b"
+    time_words = (r"\b(now|today|tonight|tomorrow|yesterday|currently|current|latest"
+                  r"|right now|at the moment)\b")
+    if re.search(user_words, q, re.IGNORECASE):
+        return False
+    if re.search(time_words, q, re.IGNORECASE):
+        return False
+    if re.search(r"\d{4,}", q) or re.search(r"\d{4,}", a):
+        return False
+    return True
+''',
+            'pick_threshold': r'''def pick_threshold(rows):
+    """One notch above the lowest threshold in ``rows`` whose false_hits is 0.
+
+    Raises ValueError when no row has zero false hits, or when that row is the highest
+    threshold in the sweep (there is no notch above it).
+    """
+    zeros = [r.threshold for r in rows if r.false_hits == 0]
+    if not zeros:
+        raise ValueError("no threshold reaches zero false hits: extend the grid")
+    first_zero = min(zeros)
+    if first_zero == max(r.threshold for r in rows):
+        raise ValueError("the first zero is the top of the grid: extend the grid")
+    return first_zero
+''',
+        },
+    ),
+    Blind(
+        'r4_pick_top_of_grid_falls_back',
+        'pick_threshold returns the first zero itself when it is the top of the grid, instead of raising; the text says when the first zero is the top of the grid there is nothing safe to return: raise ValueError saying the grid must be extended',
+        {
+            'semantic_cache': r'''import time
+
+import numpy as np
+
+
+class SemanticCache:
+    """Answers repeat questions from memory, per tenant, for at most ``ttl`` seconds.
+
+    threshold -- the smallest cosine similarity that counts as the same question
+    ttl       -- seconds an entry stays valid after it was stored
+    embed     -- embed(text) returns a vector (any length; normalise it yourself)
+    clock     -- clock() returns the current time in seconds (the tests pass a FakeClock)
+
+    A lookup only ever searches the asking tenant's own entries, ignores expired entries,
+    and compares unit vectors in one vectorised product. An entry is live while its age,
+    clock() now minus clock() at put, is strictly below ttl: at exactly ttl it has expired.
+    A hit needs a cosine >= threshold. ``put`` never replaces: storing a question again adds
+    another row, and on equal scores the earliest stored row wins. ``hits`` and ``misses``
+    count lookups; ``put`` counts as neither.
+    """
+
+    def __init__(self, threshold=0.98, ttl=3600, *, embed, clock=time.time):
+        self.threshold = threshold
+        self.ttl = ttl
+        self.embed = embed
+        self.clock = clock
+        self.hits = 0
+        self.misses = 0
+        self.tables = {}   # namespace -> {"vecs": 2-D array, "born": 1-D array, "answers": list, "n": rows used}
+
+    def _unit_vector(self, q):
+        """embed(q) as a float array scaled to length 1 (a zero vector stays zero)."""
+        v = np.asarray(self.embed(q), dtype=np.float64)
+        norm = np.linalg.norm(v)
+        return v / norm if norm > 0 else v
+
+    def get(self, q, namespace="default"):
+        """The stored answer for the closest live question in ``namespace``, or None."""
+        table = self.tables.get(namespace)
+        if table is None or table["n"] == 0:
+            self.misses += 1
+            return None
+        n = table["n"]
+        v = self._unit_vector(q)
+        live = (self.clock() - table["born"][:n]) < self.ttl
+        scores = np.where(live, table["vecs"][:n] @ v, -np.inf)
+        best = int(np.argmax(scores))
+        if live[best] and scores[best] >= self.threshold:
+            self.hits += 1
+            return table["answers"][best]
+        self.misses += 1
+        return None
+
+    def put(self, q, a, namespace="default"):
+        """Store answer ``a`` for question ``q`` under ``namespace``, stamped with clock()."""
+        v = self._unit_vector(q)
+        table = self.tables.get(namespace)
+        if table is None:
+            table = {"vecs": np.zeros((8, v.shape[0])), "born": np.zeros(8), "answers": [], "n": 0}
+            self.tables[namespace] = table
+        n = table["n"]
+        if n == table["vecs"].shape[0]:
+            table["vecs"] = np.vstack([table["vecs"], np.zeros_like(table["vecs"])])
+            table["born"] = np.concatenate([table["born"], np.zeros_like(table["born"])])
+        table["vecs"][n] = v
+        table["born"][n] = self.clock()
+        table["answers"].append(a)
+        table["n"] = n + 1
+
+    @property
+    def hit_rate(self):
+        """hits / (hits + misses); 0.0 before the first lookup."""
+        lookups = self.hits + self.misses
+        return self.hits / lookups if lookups else 0.0
+''',
+            'cacheable': r'''import re
+
+
+def cacheable(q, a):
+    """True if answer ``a`` to question ``q`` may be stored and repeated to others.
+
+    False for user-specific questions (my/mine/our/ours), time-sensitive questions
+    (now, today, tonight, tomorrow, yesterday, currently, current, latest, right now,
+    at the moment), and when the question or answer contains an identifier (4+ digits).
+    Words match whole words in any case ("your" is not "our").
+    """
+    user_words = r"\b(my|mine|our|ours)\b"
+    time_words = (r"\b(now|today|tonight|tomorrow|yesterday|currently|current|latest"
+                  r"|right now|at the moment)\b")
+    if re.search(user_words, q, re.IGNORECASE):
+        return False
+    if re.search(time_words, q, re.IGNORECASE):
+        return False
+    if re.search(r"\d{4,}", q) or re.search(r"\d{4,}", a):
+        return False
+    return True
+''',
+            'pick_threshold': r'''def pick_threshold(rows):
+    """One notch above the lowest threshold in ``rows`` whose false_hits is 0.
+
+    Raises ValueError when no row has zero false hits, or when that row is the highest
+    threshold in the sweep (there is no notch above it).
+    """
+    grid = sorted(r.threshold for r in rows)
+    zeros = sorted(r.threshold for r in rows if r.false_hits == 0)
+    if not zeros:
+        raise ValueError("no threshold reaches zero false hits: extend the grid")
+    i = grid.index(zeros[0])
+    return grid[min(i + 1, len(grid) - 1)]     # already at the top: the best we have
+''',
+        },
+    ),
+    Blind(
+        'r4_put_stamps_wall_clock',
+        'put stamps each entry with time.time() while get reads the injected clock, so on a FakeClock the ages come out negative and nothing ever expires; the text says the clock is injected and every read of the time goes through clock()',
+        {
+            'semantic_cache': r'''import time
+
+import numpy as np
+
+
+class SemanticCache:
+    """Answers repeat questions from memory, per tenant, for at most ``ttl`` seconds.
+
+    threshold -- the smallest cosine similarity that counts as the same question
+    ttl       -- seconds an entry stays valid after it was stored
+    embed     -- embed(text) returns a vector (any length; normalise it yourself)
+    clock     -- clock() returns the current time in seconds (the tests pass a FakeClock)
+
+    A lookup only ever searches the asking tenant's own entries, ignores expired entries,
+    and compares unit vectors in one vectorised product. An entry is live while its age,
+    clock() now minus clock() at put, is strictly below ttl: at exactly ttl it has expired.
+    A hit needs a cosine >= threshold. ``put`` never replaces: storing a question again adds
+    another row, and on equal scores the earliest stored row wins. ``hits`` and ``misses``
+    count lookups; ``put`` counts as neither.
+    """
+
+    def __init__(self, threshold=0.98, ttl=3600, *, embed, clock=time.time):
+        self.threshold = threshold
+        self.ttl = ttl
+        self.embed = embed
+        self.clock = clock
+        self.hits = 0
+        self.misses = 0
+        self.tables = {}   # namespace -> {"vecs": 2-D array, "born": 1-D array, "answers": list, "n": rows used}
+
+    def _unit_vector(self, q):
+        """embed(q) as a float array scaled to length 1 (a zero vector stays zero)."""
+        v = np.asarray(self.embed(q), dtype=np.float64)
+        norm = np.linalg.norm(v)
+        return v / norm if norm > 0 else v
+
+    def get(self, q, namespace="default"):
+        """The stored answer for the closest live question in ``namespace``, or None."""
+        table = self.tables.get(namespace)
+        if table is None or table["n"] == 0:
+            self.misses += 1
+            return None
+        n = table["n"]
+        v = self._unit_vector(q)
+        live = (self.clock() - table["born"][:n]) < self.ttl
+        scores = np.where(live, table["vecs"][:n] @ v, -np.inf)
+        best = int(np.argmax(scores))
+        if live[best] and scores[best] >= self.threshold:
+            self.hits += 1
+            return table["answers"][best]
+        self.misses += 1
+        return None
+
+    def put(self, q, a, namespace="default"):
+        """Store answer ``a`` for question ``q`` under ``namespace``, stamped with clock()."""
+        v = self._unit_vector(q)
+        table = self.tables.get(namespace)
+        if table is None:
+            table = {"vecs": np.zeros((8, v.shape[0])), "born": np.zeros(8), "answers": [], "n": 0}
+            self.tables[namespace] = table
+        n = table["n"]
+        if n == table["vecs"].shape[0]:
+            table["vecs"] = np.vstack([table["vecs"], np.zeros_like(table["vecs"])])
+            table["born"] = np.concatenate([table["born"], np.zeros_like(table["born"])])
+        table["vecs"][n] = v
+        table["born"][n] = time.time()
+        table["answers"].append(a)
+        table["n"] = n + 1
+
+    @property
+    def hit_rate(self):
+        """hits / (hits + misses); 0.0 before the first lookup."""
+        lookups = self.hits + self.misses
+        return self.hits / lookups if lookups else 0.0
+''',
+            'cacheable': r'''import re
+
+
+def cacheable(q, a):
+    """True if answer ``a`` to question ``q`` may be stored and repeated to others.
+
+    False for user-specific questions (my/mine/our/ours), time-sensitive questions
+    (now, today, tonight, tomorrow, yesterday, currently, current, latest, right now,
+    at the moment), and when the question or answer contains an identifier (4+ digits).
+    Words match whole words in any case ("your" is not "our").
+    """
+    user_words = r"\b(my|mine|our|ours)\b"
+    time_words = (r"\b(now|today|tonight|tomorrow|yesterday|currently|current|latest"
+                  r"|right now|at the moment)\b")
+    if re.search(user_words, q, re.IGNORECASE):
+        return False
+    if re.search(time_words, q, re.IGNORECASE):
+        return False
+    if re.search(r"\d{4,}", q) or re.search(r"\d{4,}", a):
+        return False
+    return True
+''',
+            'pick_threshold': r'''def pick_threshold(rows):
+    """One notch above the lowest threshold in ``rows`` whose false_hits is 0.
+
+    Raises ValueError when no row has zero false hits, or when that row is the highest
+    threshold in the sweep (there is no notch above it).
+    """
+    ordered = sorted(rows, key=lambda r: r.threshold)
+    for i, row in enumerate(ordered):
+        if row.false_hits == 0:
+            if i + 1 == len(ordered):
+                raise ValueError(f"the first zero false hits is at {row.threshold}, the top of "
+                                 "the grid: extend the grid past it")
+            return ordered[i + 1].threshold
+    raise ValueError("no threshold reaches zero false hits: extend the grid")
+''',
+        },
+    ),
+    Blind(
+        'r4_one_masked_table',
+        'correct: one table for every tenant, with an integer namespace id per row; a lookup masks rows by tenant and by age in one boolean array and scores with one matrix product; cacheable is one compiled alternation with lookarounds; pick_threshold bisects the grid',
+        {
+            'semantic_cache': r'''import time
+
+import numpy as np
+
+
+class SemanticCache:
+    """Answers repeat questions from memory, per tenant, for at most ``ttl`` seconds.
+
+    threshold -- the smallest cosine similarity that counts as the same question
+    ttl       -- seconds an entry stays valid after it was stored
+    embed     -- embed(text) returns a vector (any length; normalise it yourself)
+    clock     -- clock() returns the current time in seconds (the tests pass a FakeClock)
+
+    A lookup only ever searches the asking tenant's own entries, ignores expired entries,
+    and compares unit vectors in one vectorised product. An entry is live while its age,
+    clock() now minus clock() at put, is strictly below ttl: at exactly ttl it has expired.
+    A hit needs a cosine >= threshold. ``put`` never replaces: storing a question again adds
+    another row, and on equal scores the earliest stored row wins. ``hits`` and ``misses``
+    count lookups; ``put`` counts as neither.
+    """
+
+    def __init__(self, threshold=0.98, ttl=3600, *, embed, clock=time.time):
+        self.threshold, self.ttl = float(threshold), ttl
+        self.embed, self.clock = embed, clock
+        self.hits = self.misses = 0
+        self._ids = {}                 # namespace -> small int
+        self._vecs = None              # (capacity, dim), allocated on the first put
+        self._ns = np.empty(0, dtype=np.int64)
+        self._born = np.empty(0, dtype=np.float64)
+        self._answers = []
+        self._size = 0
+
+    def _unit_vector(self, q):
+        """embed(q) as a float array scaled to length 1 (a zero vector stays zero)."""
+        v = np.array(self.embed(q), dtype=np.float64).ravel()
+        length = float(np.sqrt(v @ v))
+        if length == 0.0:
+            return v
+        return v / length
+
+    def _grow(self, dim):
+        cap = max(16, 2 * len(self._ns))
+        vecs = np.zeros((cap, dim))
+        ns = np.full(cap, -1, dtype=np.int64)
+        born = np.zeros(cap)
+        if self._vecs is not None:
+            vecs[:self._size] = self._vecs[:self._size]
+            ns[:self._size] = self._ns[:self._size]
+            born[:self._size] = self._born[:self._size]
+        self._vecs, self._ns, self._born = vecs, ns, born
+
+    def get(self, q, namespace="default"):
+        """The stored answer for the closest live question in ``namespace``, or None."""
+        ns_id = self._ids.get(namespace)
+        answer = None
+        if ns_id is not None:
+            k = self._size
+            usable = (self._ns[:k] == ns_id) & ((self.clock() - self._born[:k]) < self.ttl)
+            if usable.any():
+                scores = self._vecs[:k] @ self._unit_vector(q)
+                scores[~usable] = -np.inf
+                best = int(np.argmax(scores))       # first of equal maxima: earliest row
+                if scores[best] >= self.threshold:
+                    answer = self._answers[best]
+        if answer is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return answer
+
+    def put(self, q, a, namespace="default"):
+        """Store answer ``a`` for question ``q`` under ``namespace``, stamped with clock()."""
+        v = self._unit_vector(q)
+        if self._vecs is None or self._size == len(self._ns):
+            self._grow(v.shape[0])
+        i = self._size
+        self._vecs[i] = v
+        self._ns[i] = self._ids.setdefault(namespace, len(self._ids))
+        self._born[i] = self.clock()
+        self._answers.append(a)
+        self._size += 1
+
+    @property
+    def hit_rate(self):
+        """hits / (hits + misses); 0.0 before the first lookup."""
+        total = self.hits + self.misses
+        if total == 0:
+            return 0.0
+        return self.hits / total
+''',
+            'cacheable': r'''import re
+
+_BLOCKED = re.compile(
+    r"(?<!\w)(?:my|mine|ours?|now|today|tonight|tomorrow|yesterday|current(?:ly)?"
+    r"|latest|right\s+now|at\s+the\s+moment)(?!\w)", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"\d{4}")
+
+
+def cacheable(q, a):
+    """True if answer ``a`` to question ``q`` may be stored and repeated to others.
+
+    False for user-specific questions (my/mine/our/ours), time-sensitive questions
+    (now, today, tonight, tomorrow, yesterday, currently, current, latest, right now,
+    at the moment), and when the question or answer contains an identifier (4+ digits).
+    Words match whole words in any case ("your" is not "our").
+    """
+    if _BLOCKED.search(q):
+        return False
+    return not any(_IDENTIFIER.search(text) for text in (q, a))
+''',
+            'pick_threshold': r'''import bisect
+
+
+def pick_threshold(rows):
+    """One notch above the lowest threshold in ``rows`` whose false_hits is 0.
+
+    Raises ValueError when no row has zero false hits, or when that row is the highest
+    threshold in the sweep (there is no notch above it).
+    """
+    grid = sorted({r.threshold for r in rows})
+    safe = [r.threshold for r in rows if r.false_hits == 0]
+    if not safe:
+        raise ValueError("no threshold in the sweep has zero false hits; extend the grid")
+    above = bisect.bisect_right(grid, min(safe))
+    if above >= len(grid):
+        raise ValueError(f"{min(safe)} is the top of the grid, so there is no notch above "
+                         "the first zero; extend the grid")
+    return grid[above]
+''',
+        },
+        correct=True,
+    ),
+    Blind(
+        'r4_shelves_and_ngrams',
+        'correct: each tenant is a small _Shelf object holding a float64 matrix that doubles when full; expiry is an age mask, and the earliest best row comes from np.flatnonzero on the maximum; cacheable tokenises into words and checks single words by set and phrases by n-grams, with digit runs measured by length; pick_threshold walks the sorted grid with a flag',
+        {
+            'semantic_cache': r'''import time
+
+import numpy as np
+
+
+class _Shelf:
+    """One tenant's rows: unit vectors, store times and answers, with spare room."""
+
+    def __init__(self, dim):
+        self.vectors = np.empty((4, dim))
+        self.stamps = np.empty(4)
+        self.answers = []
+
+    def __len__(self):
+        return len(self.answers)
+
+    def add(self, vector, stamp, answer):
+        n = len(self)
+        if n == len(self.stamps):
+            self.vectors = np.resize(self.vectors, (2 * n, self.vectors.shape[1]))
+            self.stamps = np.resize(self.stamps, 2 * n)
+        self.vectors[n] = vector
+        self.stamps[n] = stamp
+        self.answers.append(answer)
+
+
+class SemanticCache:
+    """Answers repeat questions from memory, per tenant, for at most ``ttl`` seconds.
+
+    threshold -- the smallest cosine similarity that counts as the same question
+    ttl       -- seconds an entry stays valid after it was stored
+    embed     -- embed(text) returns a vector (any length; normalise it yourself)
+    clock     -- clock() returns the current time in seconds (the tests pass a FakeClock)
+
+    A lookup only ever searches the asking tenant's own entries, ignores expired entries,
+    and compares unit vectors in one vectorised product. An entry is live while its age,
+    clock() now minus clock() at put, is strictly below ttl: at exactly ttl it has expired.
+    A hit needs a cosine >= threshold. ``put`` never replaces: storing a question again adds
+    another row, and on equal scores the earliest stored row wins. ``hits`` and ``misses``
+    count lookups; ``put`` counts as neither.
+    """
+
+    def __init__(self, threshold=0.98, ttl=3600, *, embed, clock=time.time):
+        self.threshold = threshold
+        self.ttl = ttl
+        self.embed = embed
+        self.clock = clock
+        self.hits = 0
+        self.misses = 0
+        self.shelves = {}
+
+    def _unit_vector(self, q):
+        """embed(q) as a float array scaled to length 1 (a zero vector stays zero)."""
+        v = np.asarray(self.embed(q), dtype=float)
+        n = np.linalg.norm(v)
+        return v if n == 0 else v / n
+
+    def _lookup(self, q, namespace):
+        shelf = self.shelves.get(namespace)
+        if not shelf:
+            return None
+        n = len(shelf)
+        age = self.clock() - shelf.stamps[:n]
+        scores = shelf.vectors[:n] @ self._unit_vector(q)
+        scores[age >= self.ttl] = -np.inf
+        top = scores.max()
+        if not top >= self.threshold:
+            return None
+        return shelf.answers[int(np.flatnonzero(scores == top)[0])]
+
+    def get(self, q, namespace="default"):
+        """The stored answer for the closest live question in ``namespace``, or None."""
+        found = self._lookup(q, namespace)
+        if found is None:
+            self.misses += 1
+        else:
+            self.hits += 1
+        return found
+
+    def put(self, q, a, namespace="default"):
+        """Store answer ``a`` for question ``q`` under ``namespace``, stamped with clock()."""
+        v = self._unit_vector(q)
+        if namespace not in self.shelves:
+            self.shelves[namespace] = _Shelf(v.shape[0])
+        self.shelves[namespace].add(v, self.clock(), a)
+
+    @property
+    def hit_rate(self):
+        """hits / (hits + misses); 0.0 before the first lookup."""
+        return self.hits / max(1, self.hits + self.misses)
+''',
+            'cacheable': r'''import re
+
+
+def cacheable(q, a):
+    """True if answer ``a`` to question ``q`` may be stored and repeated to others.
+
+    False for user-specific questions (my/mine/our/ours), time-sensitive questions
+    (now, today, tonight, tomorrow, yesterday, currently, current, latest, right now,
+    at the moment), and when the question or answer contains an identifier (4+ digits).
+    Words match whole words in any case ("your" is not "our").
+    """
+    words = re.findall(r"\w+", q.casefold())
+    single = {"my", "mine", "our", "ours", "now", "today", "tonight", "tomorrow",
+              "yesterday", "currently", "current", "latest"}
+    phrases = [("right", "now"), ("at", "the", "moment")]
+    if single.intersection(words):
+        return False
+    for phrase in phrases:
+        k = len(phrase)
+        if any(tuple(words[i:i + k]) == phrase for i in range(len(words) - k + 1)):
+            return False
+    runs = re.findall(r"\d+", q) + re.findall(r"\d+", a)
+    return all(len(run) < 4 for run in runs)
+''',
+            'pick_threshold': r'''def pick_threshold(rows):
+    """One notch above the lowest threshold in ``rows`` whose false_hits is 0.
+
+    Raises ValueError when no row has zero false hits, or when that row is the highest
+    threshold in the sweep (there is no notch above it).
+    """
+    grid = sorted(rows, key=lambda r: r.threshold)
+    seen_zero = None
+    for row in grid:
+        if seen_zero is not None and row.threshold > seen_zero:
+            return row.threshold
+        if seen_zero is None and row.false_hits == 0:
+            seen_zero = row.threshold
+    if seen_zero is None:
+        raise ValueError("no row has zero false hits: the grid must be extended")
+    raise ValueError(f"the first zero ({seen_zero}) is the top of the grid: extend the grid")
+''',
+        },
+        correct=True,
+    ),
+]

@@ -168,6 +168,18 @@ MUTANTS += [
                "quadratic_growth", "tail_row_a93"},
     ),
     Mutant(
+        name="none_drops_both_cache_terms",
+        bug="a None cache field is read as 'no caching on this call', so both cache terms are "
+            "dropped unless both fields are set (the round-four blind bug "
+            "r4_none_means_no_cache, which passed Validate)",
+        cell="budget",
+        old="cost = sum((count or 0) * per_token for count, per_token in priced)",
+        new="if None in (usage.cache_creation_input_tokens, usage.cache_read_input_tokens):\n"
+            "            priced = priced[:2]\n"
+            "        cost = sum((count or 0) * per_token for count, per_token in priced)",
+        loses={"four_terms_to_the_cent"},
+    ),
+    Mutant(
         name="input_minus_cache",
         bug="the cache tokens are taken to be part of input_tokens and subtracted from it",
         cell="budget",
