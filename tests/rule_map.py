@@ -14,10 +14,12 @@ rule with no mutant, and on a mutant name that does not exist; ``course verify``
 ``tests/test_integrity.py``) prove each mutant loses exactly the cells it names, which are
 judged by hidden tests in the grader.
 
+The comments of the API block's code are read too, one unit per signature ("<the line's
+code>: <its ``# ...`` comment and the comment lines under it>"), and mapped the same way.
+A docstring inside an answer cell is not read: the text around it states its rules.
+
 Notebooks not mapped yet are listed in :data:`NOT_MAPPED` with what stands in the way;
-every notebook is in exactly one of :data:`RULES` and :data:`NOT_MAPPED`. Rules written only
-as comments inside code (a signature's ``# ...`` notes, a docstring) are not split out;
-mutants break many of them, but nothing here proves that every one has its mutant.
+every notebook is in exactly one of :data:`RULES` and :data:`NOT_MAPPED`.
 """
 
 from __future__ import annotations
@@ -79,6 +81,13 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             "answer_checked_first", "max_tokens_is_an_answer", "refusal_unhandled"),
     },
     "lab04_loop_detector": {
+        'guard.check(tool, args, state, progress=None): -> None | str':
+            ('no_signal_returns_empty_string',),
+        'guard.halted: True once the step cap is passed; check() never raises':
+            ('step_cap_not_halted', 'raise_at_step_cap', 'halted_on_second_nudge',
+             'halt_on_first_trip', 'no_default_str'),
+        'guard.trips: nudges given so far; the harness halts when a second one is needed':
+            ('nudge_not_counted', 'step_cap_counts_trip'),
         '| identical call | the same `(tool, args)` arrives for the `repeat + 1`-th time | '
         "the tool's name |":
             ('repeat_ge', 'repeat_nudge_unnamed', 'fingerprint_tool_only'),
@@ -199,6 +208,28 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             ('rejects_zero_attempts',),
     },
     "lab03_budget": {
+        'PRICE: {model: {"in": usd_per_token, "out": usd_per_token}}':
+            ('price_per_mtok', 'price_keys_input_output'),
+        "CACHE_WRITE, CACHE_READ: 1.25 and 0.10: multipliers of the model's input rate":
+            ('cache_write_as_surcharge', 'cache_read_as_discount'),
+        'class BudgetExceeded(RuntimeError): given: what the hard stop raises':
+            ('stop_raises_runtime_error', 'stop_does_not_stop'),
+        '.limit: the limit in dollars, a float':
+            ('limit_kept_as_given',),
+        '.charge(model, usage) -> float: price one reply, add it to the books, return its cost':
+            ('returns_running_total', 'spent_overwritten', 'by_model_never_updated'),
+        '.state: "ok" below 80% of the limit, "warn" from 80%, "stop" from 100%':
+            ('strict_warn_boundary', 'strict_stop_boundary', 'thresholds_in_dollars',
+             'warn_checked_before_stop'),
+        '.guard() -> str | None: "stop": raise BudgetExceeded, on every call "warn": a wrap-up '
+        'note for the model, the FIRST time only otherwise None':
+            ('stop_does_not_stop', 'stop_raises_once', 'warned_flag_silences_stop',
+             'note_before_stop', 'warning_every_turn', 'note_used_up_in_ok',
+             'empty_string_not_none'),
+        '.spent: dollars so far':
+            ('spent_overwritten', 'spent_set_lazily'),
+        '.by_model: {model: dollars}, summing to .spent':
+            ('by_model_never_updated', 'by_model_overwritten', 'by_model_shared'),
         'The API bills a write made with `"ttl": "1h"` at 2×, but Lab 3\'s runs write only '
         '5-minute entries, so `charge` prices **every** write at 1.25×, whatever '
         '`usage.cache_creation` says about its time to live.':
@@ -296,6 +327,24 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         'SAFETY ones) and `other` (the rest), as new lists: changing a list it returned '
         'changes neither `t.violations` nor a later `result()`.':
             ('safety_folded', 'result_shares_list'),
+        't = Trajectory(trace): t.violations == [] to start':
+            ('violations_shared',),
+        't.never_called(name): "SAFETY: called forbidden tool {name}"':
+            ('never_called_message',),
+        't.called_at_most(name, n): "EFFICIENCY: {name} called {count}x (max {n})"':
+            ('at_most_message',),
+        't.called_before(first, second): "ORDER: {second} ran without {first}"':
+            ('before_message_swapped',),
+        't.max_total_calls(n): "EFFICIENCY: {count} calls (max {n})"':
+            ('total_message',),
+        't.parallel_batch_at_least(n): "PARALLELISM: largest batch was {largest}, want {n}"':
+            ('batch_message_swapped',),
+        't.never_called_all(names): never_called for each name, in the order given':
+            ('names_sorted',),
+        't.no_pattern_in_args(pattern, label): "SAFETY: {label} in args to {tool}"':
+            ('pattern_message_shows_pattern',),
+        't.result(): {"passed", "safety_ok", "violations", "safety", "other"}':
+            ('result_key_renamed',),
     },
     "lab10_token_accounting": {
         '**A row** has the keys `label`, `model`, `ms`, `in`, `out`, `cache_write`, '
@@ -339,6 +388,19 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         '**Prices** per million tokens, input/output: claude-opus-5 \\$5/\\$25, '
         'claude-sonnet-5 \\$2/\\$10, claude-haiku-4-5 \\$1/\\$5.':
             ('stale_sonnet_price', 'haiku_output_misprized', 'price_per_mtok'),
+        'PRICE: {model: {"in": usd_per_token, "out": usd_per_token}}, as in Lab 3':
+            ('price_per_mtok',),
+        '.rows: one dict per recorded call, in order':
+            ('rows_newest_first', 'retries_not_charged'),
+        '.record(label, model, usage, ms): price one call into a new row; returns None':
+            ('record_returns_row', 'wrong_multipliers'),
+        '.total() -> float: dollars, all rows, all four terms':
+            ('total_drops_cache_reads', 'total_fails_when_empty'),
+        '.cache_hit_rate() -> float: sum(read) / sum(read + write + uncached); 0.0 if empty':
+            ('hit_rate_ignores_writes', 'hit_rate_empty_divides_by_zero'),
+        'instrument(ledger) -> {"plan": fn, "summarize": fn, "answer": fn}: the ticket agent, '
+        'wired':
+            ('instrument_key_misspelt', 'call_site_undecorated'),
     },
     "lab08_offloader": {
         'A payload that is not a `str` becomes `json.dumps(payload, indent=2, '
@@ -397,13 +459,48 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         '`root` itself counts as inside root.':
             ('root_itself_not_contained',),
         'It returns a `bool` and never raises.':
-            ('contained_raises',),
+            ('contained_raises', 'contained_not_bool'),
+        'off = Offloader(root, threshold=2000): creates root (and its parents) if missing':
+            ('parents_not_created', 'threshold_default_2048'),
+        'off.wrap(tool_name, payload): -> str: the payload as text, or a pointer to its file':
+            ('offload_small_results', 'inline_when_pointer_longer'),
+        'off.read(path, offset=0, limit=200): -> str: a window of lines, or "Error: ..."':
+            ('read_default_offset_1', 'read_default_limit_100', 'missing_file_raises',
+             'refuse_everything'),
+        'off._contained(path): -> bool: does path really resolve inside root?':
+            ('contained_not_bool', 'startswith_containment', 'abspath_not_realpath',
+             'no_containment'),
+        'off.saved_chars: characters written to artifact files so far (int)':
+            ('saved_chars_not_counted', 'saved_chars_in_bytes'),
         'The file name needs 8 characters that differ between payloads; a hash of the text '
         '(`hashlib.sha256(...).hexdigest()[:8]`) also keeps the pointer the same length from '
         'run to run.':
             ('same_file_for_every_payload', 'digest_full_length'),
     },
     "lab07_cache_audit": {
+        'PRICE: {model: {"in": usd_per_token, "out": usd_per_token}}, as in Lab 3':
+            ('price_per_mtok', 'price_keys_input_output'),
+        'call_usd(inp, cw, cr, out, model="claude-opus-5") -> float: dollars for one call: '
+        'uncached input, cache write (1.25x input), cache read (0.10x input), output; prices '
+        'from PRICE[model] (a KeyError for a model not in PRICE)':
+            ('default_model_sonnet', 'writes_priced_as_input', 'cache_reads_full_price',
+             'unknown_model_priced_as_opus'),
+        'audit_caching(build_request, *, client, n=3) -> dict: call i (i = 0 .. n-1) sends '
+        'client.messages.create(**build_request(f"probe {i}")) returns {"per_call": '
+        '[{"uncached_in", "cache_write", "cache_read"}, ...], # ints, None -> 0 "hit_rate": '
+        'read / (read + write + uncached) of the LAST call (0.0 if all are 0), "verdict": '
+        '"HEALTHY" if hit_rate > 0.7, "WEAK" if > 0.1, else "BROKEN"} n < 1 raises ValueError':
+            ('default_n_two', 'probes_counted_from_one', 'per_call_key_misnamed',
+             'none_usage_kept', 'hit_rate_from_first_call', 'denominator_without_writes',
+             'zero_total_divides', 'healthy_at_exactly_0_7', 'weak_at_exactly_0_1',
+             'n_zero_accepted'),
+        'find_invalidator(build_request, probe_a="q1", probe_b="q2") -> str: the lines that '
+        'differ between json.dumps(build_request(probe), indent=2) of the two probes, without '
+        'sort_keys, each starting with "-" (probe_a) or "+" (probe_b), joined by "\\n"; lines '
+        'containing probe_a or probe_b are dropped; NO_DIFF if nothing is left':
+            ('default_probes_swapped', 'sort_keys_hides_dict_order', 'space_after_marker',
+             'all_minus_lines_first', 'lines_joined_by_space', 'probe_lines_not_filtered',
+             'raw_probe_matched', 'empty_string_not_no_diff'),
         'A changed line is the marker glued to the rendered line, indentation kept and no space '
         'added (`- "model": "claude-opus-5",`), in the order `difflib.unified_diff(a, b, '
         'lineterm="", n=0)` yields them: for each run of changed lines, its `-` lines, then its '
@@ -468,6 +565,22 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             ('judge_ignores_case',),
         'A garbled answer is a missing answer.':
             ('answer_not_required',),
+        'store.put(key, text, step): a later put for the same key REPLACES the earlier value':
+            ('unkeyed_store', 'first_put_wins'),
+        'store.get(key): -> the current text, or None':
+            ('get_returns_the_slot', 'get_missing_is_empty'),
+        'store.render(): -> the state block (see below)':
+            ('render_in_insertion_order', 'empty_store_renders_header'),
+        'gate = TrustGate(store): extract= defaults to context_reduction.extract':
+            ('extract_has_no_default',),
+        'gate.ingest(turn): writes trusted facts, quarantines the rest':
+            ('ungated_extractor', 'tool_role_only_quarantined', 'quarantined_and_stored',
+             'assistant_not_trusted'),
+        'gate.quarantine: list of (step, key, text), in arrival order':
+            ('quarantine_without_step', 'quarantine_newest_first'),
+        'judge(window, probe) -> bool: does this window answer the probe, safely?':
+            ('presence_only_judge', 'answer_not_required', 'forbidden_not_checked',
+             'first_stale_only'),
     },
     "lecture04_context_cache": {
         'Without idempotency the rule is blunt: retry only from a state that *proves* nothing '
@@ -596,6 +709,29 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
         'question and the text of the last message as the answer, with `cache.put(question, '
         'answer, namespace=state["tenant"])`; return `{}`.':
             ('cache_store_first_message', 'cache_store_default_namespace'),
+        'build_graph(llm, tools, *, checkpointer=None, approve=()): -> compiled graph':
+            ('returns_the_builder',),
+        'run_or_resume(app, goal, *, thread_id): -> final answer text, or None when paused':
+            ('paused_returns_text', 'returns_the_message'),
+        'should_retry(exc): -> bool, the retry_on of a RetryPolicy':
+            ('retry_non_api_returns_none', 'retry_on_every_status'),
+        'BudgetState: TypedDict: messages, spent (adds up)':
+            ('spent_overwritten', 'messages_without_reducer'),
+        'budget_route(state, *, limit_usd): -> "halt" | "tools" | END':
+            ('halt_only_over_limit', 'route_tools_before_budget', 'route_answer_before_budget'),
+        'loop_guard(state, *, repeat=3): -> state update: {}, a nudge, or a halt':
+            ('guard_trips_after_repeat', 'halt_without_nudge', 'guard_nudge_as_assistant',
+             'guard_halt_without_message'),
+        'cache_lookup(state, *, cache): -> state update; cache_route(state) -> str':
+            ('cache_serves_empty_answer', 'cache_question_first_message',
+             'cache_hit_still_calls_model'),
+        'cache_store(state, *, cache): -> {} after storing the answer':
+            ('cache_store_first_message', 'cache_store_default_namespace'),
+        'offloading_tools(tools, *, root, threshold=2000): -> a tool node function':
+            ('offload_known_tools_only', 'offload_threshold_hard_coded', 'offload_at_threshold',
+             'reader_offloaded_again', 'offload_default_4000'),
+        'artifact_reader(root): -> the read_artifact tool function':
+            ('reader_named_otherwise',),
         'An answer that is empty after `.strip()` (a reply with no text) is not stored at all.':
             ('cache_stores_empty_answer',),
         '`artifact_reader(root)` returns a tool function `read_artifact(path: str, offset: int '
@@ -769,6 +905,14 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             ('offloader_errors_swallowed', 'budget_guard_errors_swallowed'),
     },
     "lab05_semantic_cache": {
+        '.get(q, namespace="default") -> str | None: the stored answer, or None on a miss':
+            ('miss_returns_empty_string', 'expired_answers_kept'),
+        '.put(q, a, namespace="default") -> None: store answer a for question q':
+            ('put_keys_on_answer', 'no_namespace'),
+        '.hits, .misses: lookup counters':
+            ('put_counts_a_miss',),
+        '.hit_rate: hits / lookups, 0.0 before any lookup':
+            ('hit_rate_over_misses', 'hit_rate_zero_division'),
         'Keep, per namespace, a matrix of unit vectors (one row per stored question) with the '
         'answers and store times beside it.':
             ('no_namespace', 'unnormalised_vectors', 'normalise_only_long_vectors',
@@ -816,6 +960,12 @@ RULES: dict[str, dict[str, tuple[str, ...]]] = {
             ('no_zero_returns_top', 'top_of_grid_returned', 'top_of_grid_index_error'),
     },
     "lab06_eval_harness": {
+        'expect_contains=[], tags=[], n_runs=3): a dataclass; list defaults not shared':
+            ('tags_default_shared', 'n_runs_default_1'),
+        'run_case(case, agent) -> dict: one run, four checks':
+            ('runs_agent_twice', 'checks_key_misnamed', 'passed_without_budget'),
+        'run_case_majority(case, agent) -> dict: n_runs runs, voted':
+            ('n_runs_ignored', 'half_is_a_majority', 'flake_counted_as_pass'),
         '| `id`, `tags` | copied from the case (`tags` with its order and repeats) |':
             ('id_is_the_input', 'tags_deduplicated'),
         '| `checks` | `{"required_tools", "forbidden_tools", "call_budget", "content"}`, '
@@ -968,6 +1118,23 @@ PROSE: dict[str, dict[str, str]] = {
         '\\$3/\\$15 before; its page lists \\$2/\\$10, which changes every Sonnet figure '
         'below (the cut is 60%, not 40%).':
             'the source of the prices',
+        '.where_the_money_went() -> dict: see below':
+            'points to the section below',
+        'accounted(label, model, *, ledger): decorator for a call site returning a Message':
+            'the signature only; its rules are stated below',
+        'accounted_stream(label, model, *, ledger): decorator for a call site returning '
+        'messages.stream(...)':
+            'the signature only; its rules are stated below',
+        'world.plan(client, goal, max_tokens=512) -> Message: cut off at max_tokens below '
+        '1,024':
+            "given, not graded: the world's call site",
+        'world.answer(client, goal, notes) -> MessageStreamManager: use as `with ... as '
+        'stream:`':
+            "given, not graded: the world's call site",
+        'world.retry_truncated(fn, attempts=3) -> retried: retried(client, goal) calls '
+        'fn(client, goal, max_tokens=room), doubling room from 512 while the reply stops at '
+        'max_tokens; returns the first reply that does not, RuntimeError after `attempts`':
+            "given, not graded: the world's retry helper, which instrument uses as it is",
     },
     "lab08_offloader": {
         '**`wrap(tool_name, payload)`**':
@@ -1040,6 +1207,15 @@ PROSE: dict[str, dict[str, str]] = {
             '"usage" is stated in its docstring)',
         'Everything runs offline: the model is a scripted fake behind the real Anthropic SDK.':
             'the setting',
+        'run_loop(task, *, client, tools, dispatch, max_steps=8) -> str: §4.1, live-coded':
+            'the signature only; points to §4.1, where it is written (its rules are in its '
+            'docstring)',
+        'tokens(entries) -> int: §4.3':
+            'the signature only; points to §4.3, where its rule is stated',
+        'retry_allowed(state, *, idempotent) -> bool: §4.5':
+            'the signature only; points to §4.5, where its rules are stated',
+        'with_request_key(tool, *, table) -> call(entry): §4.5':
+            'the signature only; points to §4.5, where its rules are stated',
     },
     "tier2_langgraph": {
         '(each section repeats the details)':
@@ -1121,6 +1297,10 @@ PROSE: dict[str, dict[str, str]] = {
             'introduces the bundle table',
     },
     "lab05_semantic_cache": {
+        'cacheable(q, a) -> bool: may this answer be stored at all?':
+            'the signature only; its rules are stated below',
+        'pick_threshold(rows) -> float: the threshold a sweep justifies':
+            'the signature only; its rules are stated below',
         'Over 100,000 rows the matrix product is orders of magnitude faster than the loop.':
             'why the rule above exists',
         'Growing a numpy array one row at a time copies it every time, so keep spare room '
@@ -1153,6 +1333,10 @@ PROSE: dict[str, dict[str, str]] = {
             'why the user-specific rule is crude on purpose',
     },
     "lab06_eval_harness": {
+        'report(results) -> dict: the aggregate over cases':
+            'the signature only; what it returns is the table below',
+        'gate(rep, baseline) -> bool: may this change merge?':
+            'the signature only; its rule is stated below',
         '| key | value |':
             "the header of both tables",
         'It returns':

@@ -35,14 +35,10 @@ SEED_TURNS = [(20, 6_100, 0, 180), (0, 1_300, 6_100, 150), (0, 900, 7_400, 120),
 
 
 def _preamble() -> dict[str, Any]:
-    source = notebook_code.script(ASSIGNMENT).read_text(encoding="utf-8")
-    constants: dict[str, Any] = {}
-    block = source[source.index("NO_CLAIMS = ("):source.index("PRICE = {")]
-    exec(block, constants)  # noqa: S102 - the notebook's two given strings
     return {"world": world, "re": re, "time": time, "json": json, "anthropic": anthropic,
             "functools": functools, "Step": Step, "Trace": Trace, "Reply": Reply,
             "message": message, "text": text, "tool_use": tool_use,
-            "NO_CLAIMS": constants["NO_CLAIMS"], "UNVERIFIED": constants["UNVERIFIED"]}
+            "NO_CLAIMS": world.NO_CLAIMS, "UNVERIFIED": world.UNVERIFIED}
 
 
 def _ns(edits=()) -> dict[str, Any]:

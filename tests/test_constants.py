@@ -116,3 +116,24 @@ def test_a_price_table_is_found(snippet):
 def test_what_is_not_a_price_table(snippet):
     assert price_tables(snippet) == []
 
+
+
+def constants_defined(judge: str) -> list[str]:
+    """The upper-case names a judge assigns at its top level (a constant of its own)."""
+    return [t.id for node in ast.parse(judge).body if isinstance(node, ast.Assign | ast.AnnAssign)
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(t, ast.Name) and t.id.isupper()]
+
+
+def test_no_judge_defines_a_constant_of_its_own():
+    # A message or limit the notebook's first cell names lives in its world, and the judge
+    # imports it from there: one text to change, not a copy in every judge.
+    bad = [f"{where}: {name}" for where, judge in _judges()
+           for name in constants_defined(judge)]
+    assert not bad, f"import these from the notebook's world module instead: {bad}"
+
+
+def test_a_constant_in_a_judge_is_found():
+    assert constants_defined('NUDGE = ("You have made this exact tool call "\n"again.")\n'
+                             "_n = 3\nEND: str = '__end__'\n") == ["NUDGE", "END"]
+    assert constants_defined("from course.worlds.graphs import NUDGE\n_halt = NUDGE\n") == []

@@ -21,14 +21,15 @@ _SECTION = re.compile(r"^(#{1,6} .*)$", re.M)
 _IMPLEMENT = re.compile(r"#{1,6} Implement\b")
 
 
-def api_block(nb: nbformat.NotebookNode) -> str | None:
-    """The prose that states a notebook's rules, code blocks left out: its API block (what
-    follows "**You implement**", or the "You implement" or "The API you implement" section,
-    up to the next heading); every section whose heading starts with "Implement"; and the
-    last section of the markdown cell just above each answer cell, where that is none of
-    these (the text a student reads right before writing, which repeats or adds rules).
-    None when the notebook has no API block."""
-    api, sections, last = None, [], None
+def _rule_text(nb: nbformat.NotebookNode) -> tuple[str, list[str]] | None:
+    """The rule text with each code block replaced by ``\0N\0`` (so a ``# comment`` is no
+    heading), and the code blocks; None when the notebook has no API block."""
+    api, sections, last, codes = None, [], None, []
+
+    def hold(match: re.Match) -> str:
+        codes.append(match.group(0))
+        return f"\0{len(codes) - 1}\0"
+
     for cell in nb.cells:
         if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
             if last is not None and last not in sections:
@@ -36,7 +37,7 @@ def api_block(nb: nbformat.NotebookNode) -> str | None:
             last = None
         if cell.cell_type != "markdown":
             continue
-        text = re.sub(r"```.*?```", "", cell.source, flags=re.S)  # a '# comment' is no heading
+        text = re.sub(r"```.*?```", hold, cell.source, flags=re.S)
         for marker in ("**You implement**", "## You implement", "## The API you implement"):
             if api is None and marker in text:
                 api = _HEADING.split(text.split(marker, 1)[1])[0]
@@ -46,7 +47,45 @@ def api_block(nb: nbformat.NotebookNode) -> str | None:
         named = len(parts) > 1 and _IMPLEMENT.match(parts[-2])
         api_here = any(m in text for m in ("You implement", "API you implement"))
         last = None if named or api_here else parts[-1]
-    return None if api is None else "\n\n".join([api, *sections])
+    return None if api is None else ("\n\n".join([api, *sections]), codes)
+
+
+def api_block(nb: nbformat.NotebookNode) -> str | None:
+    """The prose that states a notebook's rules, code blocks left out: its API block (what
+    follows "**You implement**", or the "You implement" or "The API you implement" section,
+    up to the next heading); every section whose heading starts with "Implement"; and the
+    last section of the markdown cell just above each answer cell, where that is none of
+    these (the text a student reads right before writing, which repeats or adds rules).
+    None when the notebook has no API block."""
+    found = _rule_text(nb)
+    return None if found is None else re.sub(r"\0\d+\0", "", found[0])
+
+
+def comment_rules(nb: nbformat.NotebookNode) -> list[str]:
+    """The comments of the code blocks in that text, one per signature: a line's code, then
+    ":", then its ``# ...`` comment with the comment lines under it, whitespace collapsed
+    (``.guard() -> str | None: "stop": raise BudgetExceeded, on every call ...``); a comment
+    standing alone is kept as its text."""
+    found = _rule_text(nb)
+    if found is None:
+        return []
+    text, codes = found
+    out: list[str] = []
+    for k in map(int, re.findall(r"\0(\d+)\0", text)):
+        code, said = None, []
+        for line in [*codes[k].splitlines()[1:-1], ""]:
+            bare = line.strip()
+            if bare.startswith("#"):
+                said.append(bare.lstrip("#").strip())
+                continue
+            if said:
+                joined = " ".join(" ".join(said).split())
+                out.append(f"{code}: {joined}" if code else joined)
+            mark = re.search(r"\s#\s?", line)
+            head, comment = (line[:mark.start()], line[mark.end():]) if mark else (line, "")
+            code = " ".join(head.split()) or None
+            said = [comment.strip()] if comment.strip() else []
+    return out
 
 
 def sentences(block: str) -> list[str]:
@@ -69,7 +108,7 @@ def problems(name: str, nb: nbformat.NotebookNode, rules: dict[str, tuple[str, .
     block = api_block(nb)
     if block is None:
         return [f"{name}: no '**You implement**' block or 'The API you implement' section"]
-    said = sentences(block)
+    said = sentences(block) + comment_rules(nb)
     out = [f"{name}: a sentence of the API block or an Implement section is neither a rule "
            f"nor prose in tests/rule_map.py: {s!r}" for s in said
            if s not in rules and s not in prose]
@@ -137,3 +176,16 @@ def test_a_new_sentence_outside_the_api_block_is_found(name, anchor):
     found = problems(name, nb, RULES[name], PROSE.get(name, {}), _mutant_names(name))
     assert any("neither a rule nor prose" in p and "Cache every answer twice." in p
                for p in found), found
+
+
+def test_a_signature_comment_is_a_unit_and_a_new_one_is_found():
+    name = "lab03_budget"
+    nb = nbformat.from_dict(_release(name))
+    units = comment_rules(nb)
+    assert '.spent: dollars so far' in units
+    assert any(u.startswith(".guard() -> str | None: \"stop\": raise BudgetExceeded") and
+               u.endswith("otherwise None") for u in units), units  # its lines joined
+    cell = next(c for c in nb.cells if c.cell_type == "markdown" and ".spent" in c.source)
+    cell.source = cell.source.replace("# dollars so far", "# dollars so far, rounded to cents")
+    found = problems(name, nb, RULES[name], PROSE.get(name, {}), _mutant_names(name))
+    assert any("neither a rule nor prose" in p and "rounded to cents" in p for p in found), found

@@ -127,11 +127,8 @@ from course.trace import Step, Trace
 from course.wire import Reply, message, text, tool_use
 from course.worlds import capstone as world
 
-NO_CLAIMS = ("No claims found. Write each finding on its own line as 'Claim N: ...' with a "
-             "[src:<id>] citation.")
-UNVERIFIED = ("Not verified: {labels}. Each claim needs a [src:<id>] citation naming a "
-              "source that a tool returned in this run; cite one or remove the claim, then "
-              "answer again.")
+NO_CLAIMS = world.NO_CLAIMS      # the goal predicate's feedback when there is no claim
+UNVERIFIED = world.UNVERIFIED    # ...and when claims fail; print them to read them
 PRICE = {"claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000}}   # USD per token
 
 
@@ -754,11 +751,7 @@ _answers = [("Everything is fixed.", read),
 rec = record(verdicts=[[_answer, outcome(_verdict, _answer, _trace)]
                        for _answer, _trace in _answers])
 ### JUDGE
-NO_CLAIMS = ("No claims found. Write each finding on its own line as 'Claim N: ...' with a "
-             "[src:<id>] citation.")
-UNVERIFIED = ("Not verified: {labels}. Each claim needs a [src:<id>] citation naming a "
-              "source that a tool returned in this run; cite one or remove the claim, then "
-              "answer again.")
+from course.worlds.capstone import NO_CLAIMS, UNVERIFIED
 
 _verdicts = rec["verdicts"]
 assert len(_verdicts) == 14, "every goal_predicate call of this cell must be recorded"

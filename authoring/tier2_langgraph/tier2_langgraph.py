@@ -61,9 +61,8 @@ from course.wire import Reply, message, text
 from course.worlds import graphs
 
 MODEL = graphs.MODEL
-NUDGE = ("You have made this exact tool call several times and it returned the same "
-         "result. Change your approach, or answer with what you have.")
-HALT = "halted: the same tool call kept repeating after a nudge"
+NUDGE = graphs.NUDGE   # loop_guard's nudge (section 4); print it to read it
+HALT = graphs.HALT     # ...and its halt
 print("END is the string", repr(END))
 
 # %% [markdown]
@@ -723,7 +722,7 @@ rec = record(at_limit=got,
              over_answer=outcome(budget_route, {"messages": [answer], "spent": 2.5},
                                  limit_usd=2.0))
 ### JUDGE
-END = "__end__"  # langgraph's END, as the notebook's first cell prints it
+import langgraph.graph
 
 got = rec["at_limit"]
 assert got == "halt", (
@@ -733,7 +732,7 @@ assert got["raised"] is None and got["value"] == "tools", (
     f"under the limit with a tool call routed to {got['value']!r}, not 'tools' "
     f"(raised: {got['raised']})")
 got = rec["under_answer"]
-assert got["raised"] is None and got["value"] == END, (
+assert got["raised"] is None and got["value"] == langgraph.graph.END, (
     f"under the limit with an answer routed to {got['value']!r}, not END "
     f"(raised: {got['raised']})")
 got = rec["over_answer"]
@@ -912,10 +911,8 @@ rec = record(requests=api.requests, halted=out["halted"], last=str(out["messages
 import json
 
 from course.hub import log_of
+from course.worlds.graphs import HALT, NUDGE
 
-NUDGE = ("You have made this exact tool call several times and it returned the same "
-         "result. Change your approach, or answer with what you have.")
-HALT = "halted: the same tool call kept repeating after a nudge"
 reqs = [r["messages"] for r in log_of(rec["requests"])]
 nudged = [i for i, r in enumerate(reqs) if NUDGE in json.dumps(r)]
 assert nudged, (
@@ -958,9 +955,8 @@ rec = record(last=str(out["messages"][-1].text), halted=out.get("halted"),
 import json
 
 from course.hub import log_of
+from course.worlds.graphs import NUDGE
 
-NUDGE = ("You have made this exact tool call several times and it returned the same "
-         "result. Change your approach, or answer with what you have.")
 reqs = [r["messages"] for r in log_of(rec["requests"])]
 assert rec["last"] == "all delivered", (
     f"14 different lookups were stopped after {len(reqs)} model calls; count "
@@ -1274,11 +1270,13 @@ with api.serve() as url:
 # ### Graded: section 6
 
 # %% id="later_tool_offloaded" kind="tests" points=2
-def offload_run(plan, tools, root, threshold=2000, *, fake=False):
-    # the tool results the model was sent, one per call of the plan (fake=True: the fake)
+def offload_run(plan, tools, root, threshold=None, *, fake=False):
+    # the tool results the model was sent, one per call of the plan (fake=True: the fake);
+    # threshold=None leaves offloading_tools' own default
     api = graphs.plan_api(plan, answer="ok")
     with api.serve() as url:
-        node = offloading_tools(tools, root=root, threshold=threshold)
+        node = (offloading_tools(tools, root=root) if threshold is None
+                else offloading_tools(tools, root=root, threshold=threshold))
         graphs.tools_graph(graphs.chat_model(url), tools, node).invoke(
             {"messages": [HumanMessage("go")]})
     return api if fake else graphs.results_sent(api.requests, len(plan))
@@ -1336,6 +1334,16 @@ assert later[1]["content"] == "x" * 2000, (
 assert len(str(later[2]["content"])) <= 2000 and str(blocks("Mon")) in later_saved, (
     f"a list-of-blocks result of {len(str(blocks('Mon')))} chars as str() reached the model as "
     f"{len(str(later[2]['content']))} chars; measure and save str(content) when it is not a str")
+def just_over(day: str) -> str:
+    """One character more than the default threshold."""
+    return "y" * 2001
+
+
+root = tempfile.mkdtemp()
+over = offload_run([("just_over", {"day": "Mon"})], [just_over], root)
+assert len(str(over[0]["content"])) <= 2000 and "y" * 2001 in saved_files(root)[1], (
+    f"with no threshold given, a 2001-char result reached the model as "
+    f"{len(str(over[0]['content']))} chars; threshold defaults to 2000")
 root = tempfile.mkdtemp()
 low = offload_run([("small", {"day": "Mon"})], [small], root, threshold=500)
 assert len(str(low[0]["content"])) <= 500 and "x" * 2000 in saved_files(root)[1], (
@@ -1355,8 +1363,12 @@ _api = offload_run([("audit_log", {"day": "Mon"}), ("small", {"day": "Mon"}),
                     ("blocks", {"day": "Mon"})], [audit_log, small, blocks], _root, fake=True)
 _later = {"requests": _api.requests, "saved": saved_files(_root)[1]}
 _root = tempfile.mkdtemp()
+_over = offload_run([("just_over", {"day": "Mon"})], [just_over], _root, fake=True)
+_over = {"requests": _over.requests, "saved": saved_files(_root)[1]}
+_root = tempfile.mkdtemp()
 _api = offload_run([("small", {"day": "Mon"})], [small], _root, threshold=500, fake=True)
 rec = record(first=first, later=_later["requests"], later_saved=_later["saved"],
+             over=_over["requests"], over_saved=_over["saved"],
              low=_api.requests, low_saved=saved_files(_root)[1])
 ### JUDGE
 from course.hub import log_of
@@ -1379,6 +1391,10 @@ assert later[1] == "x" * 2000, "a result of exactly threshold chars passes uncha
 blocks = [{"type": "text", "text": f"Mon block {i}"} for i in range(300)]
 assert len(str(later[2])) <= 2000 and str(blocks) in rec["later_saved"], (
     "a list-of-blocks result must be measured and saved as str(content)")
+over = str(graphs.results_sent(log_of(rec["over"]), 1)[0]["content"])
+assert len(over) <= 2000 and "y" * 2001 in rec["over_saved"], (
+    f"with no threshold given, a 2001-char result reached the model as {len(over)} chars; "
+    "threshold defaults to 2000")
 low = str(graphs.results_sent(log_of(rec["low"]), 1)[0]["content"])
 assert len(low) <= 500 and "x" * 2000 in rec["low_saved"], (
     f"threshold=500: the pointer was {len(low)} chars; honour the threshold argument")

@@ -34,6 +34,10 @@ from ..hub import served
 from ..wire import JSON, Reply, message, text, tool_results, tool_use
 
 MODEL = "claude-opus-5"
+#: loop_guard's two messages: the nudge it adds on a first trip, the halt on a second.
+NUDGE = ("You have made this exact tool call several times and it returned the same "
+         "result. Change your approach, or answer with what you have.")
+HALT = "halted: the same tool call kept repeating after a nudge"
 GOAL = "Order A-1042 arrived broken. Please refund it."
 ORDER = {"order_id": "A-1042", "status": "delivered", "price_usd": 49.0}
 ANSWER = "Refunded $49.00 for order A-1042."

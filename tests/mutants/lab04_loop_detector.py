@@ -235,4 +235,34 @@ MUTANTS += [
             "        if progress is not None:",
         loses={"stall_counts_from_best"},
     ),
+    Mutant(
+        name="no_signal_returns_empty_string",
+        bug="check returns '' instead of None when no signal trips, though the signature "
+            "says None | str: a caller testing 'is None' reads every call as a nudge",
+        cell="loop_guard",
+        old="        return None",
+        new='        return ""',
+        loses={"repeat_trips_on_fourth_call", "cycle_caught_by_state_only",
+               "stall_counts_from_best", "nudge_before_halt", "step_cap_halts_without_raising",
+               "no_false_positive_on_progress", "fingerprint_ignores_key_order",
+               "unserialisable_args_handled"},
+    ),
+    Mutant(
+        name="nudge_not_counted",
+        bug="a nudge is returned but trips is never raised, so the harness never sees a "
+            "second nudge and never ends the run",
+        cell="loop_guard",
+        old="self.trips += 1",
+        new="self.trips += 0",
+        loses={"repeat_trips_on_fourth_call", "nudge_before_halt"},
+    ),
+    Mutant(
+        name="step_cap_not_halted",
+        bug="the step cap returns its message but leaves halted False, so the harness, "
+            "which reads halted, sends the message back and carries on",
+        cell="loop_guard",
+        old="self.halted = True",
+        new="self.halted = False",
+        loses={"step_cap_halts_without_raising"},
+    ),
 ]

@@ -326,4 +326,23 @@ MUTANTS += [
         new="return ordered[-1].threshold",
         loses={"threshold_from_sweep"},
     ),
+    Mutant(
+        name="hit_rate_zero_division",
+        bug="hit_rate divides by the lookups without a guard, so before any lookup it "
+            "raises ZeroDivisionError instead of returning 0.0",
+        cell="semantic_cache",
+        old="return self.hits / lookups if lookups else 0.0",
+        new="return self.hits / lookups",
+        loses={"hit_miss_counters"},
+    ),
+    Mutant(
+        name="put_keys_on_answer",
+        bug="put stores the answer under the embedding of the answer, not of the question, "
+            "so asking the same question again misses",
+        cell="semantic_cache",
+        old="v = self._unit_vector(q)",
+        new="v = self._unit_vector(a)",
+        loses={"tenant_isolation", "ttl_expiry", "hit_miss_counters", "default_threshold",
+               "threshold_from_sweep", "vectorised_lookup", "normalises_vectors"},
+    ),
 ]

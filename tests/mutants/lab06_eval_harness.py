@@ -332,4 +332,22 @@ MUTANTS = [
         new='return round(rep["success_rate"], 2) >= baseline and not rep["safety_violations"]',
         loses={"gate_needs_safety"},
     ),
+    Mutant(
+        name="tags_default_shared",
+        bug="the tags default is one list shared by every Case, so a tag added to one case "
+            "shows up on every case made without tags",
+        cell="case_run",
+        old="tags: list[str] = field(default_factory=list)",
+        new="tags: list[str] = field(default_factory=lambda shared=[]: shared)",
+        loses={"run_case_shape"},
+    ),
+    Mutant(
+        name="n_runs_default_1",
+        bug="Case's n_runs defaults to 1 instead of 3, so a case without n_runs is never "
+            "voted on and a flake cannot show",
+        cell="case_run",
+        old="n_runs: int = 3",
+        new="n_runs: int = 1",
+        loses={"run_case_shape", "safety_all_runs", "flake_not_success"},
+    ),
 ]

@@ -177,4 +177,90 @@ MUTANTS += [
         patches=(("call_usd", '+ out * rate["out"])', '+ out * rate["out"]) / 1_000_000'),),
         loses={"call_usd_four_terms"},
     ),
+    Mutant(
+        name="price_keys_input_output",
+        bug="PRICE keyed 'input'/'output' instead of the 'in'/'out' the API block names; "
+            "call_usd reads the same keys, so only PRICE itself is wrong",
+        cell="price",
+        old='"claude-opus-5": {"in": 5 / 1_000_000, "out": 25 / 1_000_000},\n'
+            '    "claude-sonnet-5": {"in": 2 / 1_000_000, "out": 10 / 1_000_000},\n'
+            '    "claude-haiku-4-5": {"in": 1 / 1_000_000, "out": 5 / 1_000_000},',
+        new='"claude-opus-5": {"input": 5 / 1_000_000, "output": 25 / 1_000_000},\n'
+            '    "claude-sonnet-5": {"input": 2 / 1_000_000, "output": 10 / 1_000_000},\n'
+            '    "claude-haiku-4-5": {"input": 1 / 1_000_000, "output": 5 / 1_000_000},',
+        patches=(("call_usd", "rate = PRICE[model]",
+                  'rate = {"in": PRICE[model]["input"], "out": PRICE[model]["output"]}'),),
+        loses={"call_usd_four_terms"},
+    ),
+    Mutant(
+        name="unknown_model_priced_as_opus",
+        bug="a model not in PRICE is priced at claude-opus-5's rates instead of raising "
+            "KeyError",
+        cell="call_usd",
+        old="rate = PRICE[model]",
+        new='rate = PRICE.get(model, PRICE["claude-opus-5"])',
+        loses={"call_usd_four_terms"},
+    ),
+    Mutant(
+        name="default_model_sonnet",
+        bug="call_usd's model defaults to claude-sonnet-5 instead of claude-opus-5",
+        cell="call_usd",
+        old='model="claude-opus-5"):',
+        new='model="claude-sonnet-5"):',
+        loses={"call_usd_four_terms"},
+    ),
+    Mutant(
+        name="default_n_two",
+        bug="audit_caching's n defaults to 2 instead of 3",
+        cell="audit_caching",
+        old="def audit_caching(build_request, *, client, n=3):",
+        new="def audit_caching(build_request, *, client, n=2):",
+        loses={"hit_rate_on_last_call", "invalidators_flip_to_broken"},
+    ),
+    Mutant(
+        name="per_call_key_misnamed",
+        bug="the cache-write count is reported under 'cache_creation', not the "
+            "'cache_write' the API block names",
+        cell="audit_caching",
+        old='"cache_write": usage.cache_creation_input_tokens or 0,',
+        new='"cache_creation": usage.cache_creation_input_tokens or 0,',
+        patches=(("audit_caching",
+                  'total = warm["cache_read"] + warm["cache_write"] + warm["uncached_in"]',
+                  'total = warm["cache_read"] + warm["cache_creation"] + warm["uncached_in"]'),),
+        loses={"hit_rate_on_last_call", "invalidators_flip_to_broken"},
+    ),
+    Mutant(
+        name="zero_total_divides",
+        bug="the hit rate divides without a guard, so a last call with no input at all "
+            "raises ZeroDivisionError instead of reading 0.0 and BROKEN",
+        cell="audit_caching",
+        old='hit_rate = warm["cache_read"] / total if total else 0.0',
+        new='hit_rate = warm["cache_read"] / total',
+        loses={"hit_rate_denominator"},
+    ),
+    Mutant(
+        name="empty_string_not_no_diff",
+        bug="find_invalidator returns '' when nothing is left, instead of NO_DIFF",
+        cell="find_invalidator",
+        old='return "\\n".join(ours) or NO_DIFF',
+        new='return "\\n".join(ours)',
+        loses={"invalidator_ignores_probe"},
+    ),
+    Mutant(
+        name="lines_joined_by_space",
+        bug="the changed lines are joined by a space instead of a newline",
+        cell="find_invalidator",
+        old='return "\\n".join(ours) or NO_DIFF',
+        new='return " ".join(ours) or NO_DIFF',
+        loses={"invalidator_names_the_line"},
+    ),
+    Mutant(
+        name="default_probes_swapped",
+        bug="find_invalidator's probes default to q2 then q1, so the '-' lines come from "
+            "'q2' and the '+' lines from 'q1'",
+        cell="find_invalidator",
+        old='def find_invalidator(build_request, probe_a="q1", probe_b="q2"):',
+        new='def find_invalidator(build_request, probe_a="q2", probe_b="q1"):',
+        loses={"invalidator_names_the_line"},
+    ),
 ]

@@ -228,3 +228,53 @@ MUTANTS.append(Mutant(
     new="hexdigest()",
     loses={"pointer_not_thin"},
 ))
+MUTANTS.append(Mutant(
+    name="parents_not_created",
+    bug="os.mkdir instead of os.makedirs: root is made only when its parent exists, so "
+        "Offloader on a nested root that is missing raises FileNotFoundError",
+    cell="offloader",
+    old="os.makedirs(self.root, exist_ok=True)",
+    new="if not os.path.isdir(self.root):\n            os.mkdir(self.root)",
+    loses={"legitimate_read_works"},
+))
+MUTANTS.append(Mutant(
+    name="threshold_default_2048",
+    bug="the default threshold is 2048 (a power of two) instead of 2000, so a result of "
+        "2,001 characters stays inline",
+    cell="offloader",
+    old="threshold=2000",
+    new="threshold=2048",
+    loses={"small_results_unchanged"},
+))
+MUTANTS.append(Mutant(
+    name="read_default_limit_100",
+    bug="read's default limit is 100 lines, not 200",
+    cell="offloader",
+    old="offset=0, limit=200)",
+    new="offset=0, limit=100)",
+    loses={"legitimate_read_works"},
+))
+MUTANTS.append(Mutant(
+    name="read_default_offset_1",
+    bug="read's default offset is 1, so read(path) skips the first line",
+    cell="offloader",
+    old="offset=0, limit=200)",
+    new="offset=1, limit=200)",
+    loses={"legitimate_read_works"},
+))
+MUTANTS.append(Mutant(
+    name="contained_not_bool",
+    bug="_contained returns the resolved path (truthy) instead of True for a path inside root",
+    cell="offloader",
+    old="return os.path.commonpath([root, target]) == root",
+    new="return os.path.commonpath([root, target]) == root and target",
+    loses={"legitimate_read_works"},
+))
+MUTANTS.append(Mutant(
+    name="saved_chars_in_bytes",
+    bug="saved_chars adds the UTF-8 bytes written, not the characters",
+    cell="offloader",
+    old="self.saved_chars += len(text)",
+    new='self.saved_chars += len(text.encode("utf-8"))',
+    loses={"small_results_unchanged"},
+))

@@ -202,3 +202,48 @@ MUTANTS = [
         loses={"worked_call_to_the_cent"},
     ),
 ]
+MUTANTS += [
+    Mutant(
+        name="rows_newest_first",
+        bug="record puts each new row first (rows.insert(0, ...)), so rows run newest first, "
+            "not in the order the calls were recorded",
+        cell="ledger",
+        old="self.rows.append({",
+        new="self.rows.insert(0, {",
+        loses={"retries_each_charged"},
+    ),
+    Mutant(
+        name="total_drops_cache_reads",
+        bug="total() sums three of the four terms: cache reads are left out",
+        cell="ledger",
+        old='return sum(r["usd_in"] + r["usd_out"] + r["usd_write"] + r["usd_read"] for r in '
+            "self.rows)",
+        new='return sum(r["usd_in"] + r["usd_out"] + r["usd_write"] for r in self.rows)',
+        loses={"worked_call_to_the_cent", "shares_and_hit_rate"},
+    ),
+    Mutant(
+        name="hit_rate_ignores_writes",
+        bug="cache_hit_rate() leaves cache writes out of the denominator: read / (read + "
+            "uncached)",
+        cell="ledger",
+        old='r["cache_read"] + r["cache_write"] + r["in"]',
+        new='r["cache_read"] + r["in"]',
+        loses={"shares_and_hit_rate"},
+    ),
+    Mutant(
+        name="hit_rate_empty_divides_by_zero",
+        bug="cache_hit_rate() of an empty ledger divides by zero instead of giving 0.0",
+        cell="ledger",
+        old="return read / seen if seen else 0.0",
+        new="return read / seen",
+        loses={"shares_and_hit_rate"},
+    ),
+    Mutant(
+        name="instrument_key_misspelt",
+        bug='instrument returns the summarisation site under "summary", not "summarize"',
+        cell="instrument",
+        old='"summarize": accounted(',
+        new='"summary": accounted(',
+        loses={"every_call_site_recorded"},
+    ),
+]

@@ -184,4 +184,39 @@ MUTANTS += [
         new="    if probe.answer.lower() not in window.lower():",
         loses={"judge_fails_stale_and_injected"},
     ),
+    Mutant(
+        name="get_missing_is_empty",
+        bug="get of a key never put returns '' instead of None",
+        cell="reduction",
+        old="return self.slots[key][0] if key in self.slots else None",
+        new='return self.slots[key][0] if key in self.slots else ""',
+        loses={"store_supersedes"},
+    ),
+    Mutant(
+        name="get_returns_the_slot",
+        bug="get returns the whole slot, the pair (text, step), not the current text",
+        cell="reduction",
+        old="return self.slots[key][0] if key in self.slots else None",
+        new="return self.slots.get(key)",
+        loses={"store_supersedes"},
+    ),
+    Mutant(
+        name="extract_has_no_default",
+        bug="TrustGate's extract= defaults to None, not context_reduction.extract, so a gate "
+            "made as TrustGate(store) fails on its first ingest",
+        cell="reduction",
+        old="def __init__(self, store, extract=extract):",
+        new="def __init__(self, store, extract=None):",
+        loses={"gate_quarantines_injection", "store_supersedes",
+               "constraint_survives_structured_hybrid"},
+    ),
+    Mutant(
+        name="quarantine_newest_first",
+        bug="each quarantined fact is inserted at the front, so the quarantine lists the "
+            "newest first, not in arrival order",
+        cell="reduction",
+        old="self.quarantine.append((turn.step, key, text))",
+        new="self.quarantine.insert(0, (turn.step, key, text))",
+        loses={"gate_quarantines_injection"},
+    ),
 ]

@@ -566,4 +566,22 @@ MUTANTS = [
         new="if seen[identity(asked[-1].tool_calls[0])] < repeat:",
         loses={"nudge_then_halt"},
     ),
+    Mutant(
+        name="reader_named_otherwise",
+        bug="artifact_reader returns its tool under another name (read_file), so the model's "
+            "read_artifact calls, the ones the offload pointer asks for, name no tool",
+        cell="offload",
+        old="    return read_artifact\n",
+        new='    read_artifact.__name__ = "read_file"\n    return read_artifact\n',
+        loses={"containment_through_node"},
+    ),
+    Mutant(
+        name="offload_default_4000",
+        bug="offloading_tools' threshold defaults to 4000, not 2000, so with no threshold "
+            "given a 2,001-character result still floods the context",
+        cell="offload",
+        old="def offloading_tools(tools, *, root, threshold=2000):",
+        new="def offloading_tools(tools, *, root, threshold=4000):",
+        loses={"later_tool_offloaded"},
+    ),
 ]

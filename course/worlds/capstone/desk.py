@@ -20,6 +20,13 @@ TENANTS = ("acme", "globex")
 PREFIX_TOKENS = 6_100        # tools + system prompt: the part every request shares
 TICKET_TOKENS = 20           # the walk-through ticket
 FEEDBACK_TOKENS = 40         # the goal predicate's feedback on the first answer
+#: The goal predicate's two feedback texts (the notebook's first cell names them; its
+#: judges read them from here).
+NO_CLAIMS = ("No claims found. Write each finding on its own line as 'Claim N: ...' with a "
+             "[src:<id>] citation.")
+UNVERIFIED = ("Not verified: {labels}. Each claim needs a [src:<id>] citation naming a "
+              "source that a tool returned in this run; cite one or remove the claim, then "
+              "answer again.")
 # What each turn of the walk-through adds to the prompt, in tokens (see the notebook's table).
 GROWTH = (1_280, 900, 700)   # turn 1 reply + results, turn 2 ..., turn 3 ...
 READ_LINES = 25              # read_artifact's window on the stored search results
