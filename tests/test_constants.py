@@ -70,10 +70,9 @@ def _judges() -> list[tuple[str, str]]:
     for path in sorted((ROOT / "source").glob("*/*.ipynb")):
         for cell in read_notebook(path).cells:
             if cell.cell_type == "code" and "### JUDGE" in cell.source:
-                judge = markers.test_parts(cell.source, where=cell.metadata.get("nbgrader", {})
-                                   .get("grade_id", "?")).judge
-                out.append((f"{path.parent.name} judge of cell "
-                            f"{cell.metadata['nbgrader']['grade_id']}", judge))
+                gid = cell.metadata.get("nbgrader", {}).get("grade_id", "?")
+                out.append((f"{path.parent.name} judge of cell {gid}",
+                            markers.test_parts(cell.source, where=gid).judge))
     return out
 
 
