@@ -360,3 +360,20 @@ def test_the_longest_assignments_are_graded_first(tmp_path):
     # a run that failed says nothing of how long grading takes
     save_runs(tmp_path, [GradeRun("ann", "short", False, seconds=0.0)])
     assert heaviest_first(tmp_path, work)[0].assignment == "long"
+
+
+def test_a_template_preloads_the_modules_a_notebooks_code_imports_at_top_level():
+    from course.grading.execution.warm import imports_of
+    from course.kernelfork import PRELOAD
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("import markdown_is_not_code"),
+        nbformat.v4.new_code_cell("import json, os.path as p\nfrom course.worlds import "
+                                  "weather\nfrom . import sibling\nfrom star import *"),
+        nbformat.v4.new_code_cell("%matplotlib inline\nimport not_parsed"),
+        nbformat.v4.new_code_cell("def f():\n    import inside_a_function\n"
+                                  "import numpy, anthropic"),
+    ])
+    assert imports_of([nbformat.writes(nb)]) == (
+        "course.worlds", "course.worlds.weather", "json", "os.path", "star")
+    assert {"numpy", "anthropic"} <= set(PRELOAD), "names the template imports anyway"

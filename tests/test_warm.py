@@ -170,3 +170,55 @@ def test_a_plot_is_shown_as_an_image_warm_or_cold(template, warm_kernel):
               if "image/png" in o.get("data", {})]
     assert len(images) == 1, "the figure reaches the executed notebook as one PNG"
     assert _kernels() == (1 if warm_kernel else 0)
+
+
+PRELOADED = """
+import json, sys
+print("PRELOADED", json.dumps({name: name in sys.modules
+                               for name in ("tabnanny", "warm_planted", "jsonschema")}))
+"""
+
+
+def test_the_template_imports_what_the_notebooks_name_never_a_submissions_file(template):
+    """The grader names the modules its notebooks import (``Job.preload``); the template
+    imports them when it starts, with its folder still empty, so a submission's file named
+    like one of them is never what a later kernel shares."""
+    job = _job("a", PRELOADED)
+    job.preload = ("tabnanny", "warm_planted")
+    job.files = {**job.files, "warm_planted.py": b"print('PLANTED')\nraise SystemExit(3)\n"}
+    seen = _printed(engine.grade_job(job), "PRELOADED")
+    assert seen == {"tabnanny": True, "warm_planted": False, "jsonschema": True}, seen
+    cold = _job("b", PRELOADED)
+    cold.warm = False
+    assert _printed(engine.grade_job(cold), "PRELOADED") == {
+        "tabnanny": False, "warm_planted": False, "jsonschema": False}, (
+        "a cold kernel imports none of them: the warm one had them from its template")
+    held = warm._local.template
+    assert held.preload == ("tabnanny", "warm_planted") and held.kernels == 1
+    again = _job("c", PRELOADED)
+    again.preload = ("tabnanny", "wave")
+    assert _printed(engine.grade_job(again), "PRELOADED")["tabnanny"]
+    assert warm._local.template is not held, "a template that lacks a module is replaced"
+
+
+def test_a_quick_kernels_first_cell_arrives_whole_and_its_clients_skip_the_fixed_waits():
+    """``QuickKernelManager`` (the grader's kernels and the student's Validate): its clients
+    reconnect every ``RECONNECT_MS`` and are ready without jupyter_client's 0.2 s of IOPub
+    silence; nothing the first cells send is lost for it."""
+    import zmq
+    from nbclient import NotebookClient
+
+    from course import kernelfork
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import sys\nprint('one')\nprint('two')\n"
+                                  "_ = sys.stderr.write('three\\n')"),
+        nbformat.v4.new_code_cell("40 + 2")])
+    km = kernelfork.QuickKernelManager(kernel_name="python3")
+    NotebookClient(nb, km=km, kernel_name="python3").execute()
+    first = {o.name: o.text for o in nb.cells[0].outputs}
+    assert first == {"stdout": "one\ntwo\n", "stderr": "three\n"}, nb.cells[0].outputs
+    assert nb.cells[1].outputs[0].data["text/plain"] == "42"
+    kc = km.client()
+    assert kc.wait_for_ready.__func__ is kernelfork.ready
+    assert km.context.getsockopt(zmq.RECONNECT_IVL) == kernelfork.RECONNECT_MS

@@ -73,6 +73,10 @@ class Job:
     #: Sandboxed, start its kernel as a fork of a warm template (:mod:`.warm`) rather than
     #: cold; a kernel that fails to start that way is started cold.
     warm: bool = True
+    #: What that template imports before its first fork, beyond ``kernelfork.PRELOAD``: the
+    #: modules the notebooks of the same call import (:func:`.warm.imports_of`), so one
+    #: template serves them all.
+    preload: tuple[str, ...] = ()
 
 
 @dataclass
@@ -622,7 +626,7 @@ async def _run(job: Job, nb: NotebookNode, phases: Phases, warm: bool = False
             from . import warm as warmed
 
             try:
-                template = warmed.template_for(job.readonly)
+                template = warmed.template_for(job.readonly, job.preload)
                 scratch = template.prepare(job.files)
             except Exception as exc:  # noqa: BLE001 - any failure here: a cold kernel
                 raise KernelStartFailure(f"no warm kernel: {exc}") from None

@@ -9,6 +9,7 @@ malformed file costs that one submission only.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import io
 import re
@@ -96,7 +97,10 @@ def jobs_for(course_dir: Path, pairs: Sequence[tuple[str, str]], *, sandboxed: b
             out.append(Job(student, assignment, name, files, source, cell_timeout=per_cell,
                            total_timeout=timeout, sandboxed=sandboxed, readonly=sb.readonly,
                            trusted=tuple(trusted_roots(sb)), warm=warm))
-    return out
+    from .warm import imports_of
+
+    preload = imports_of(text for pairs_ in sources.values() for _, text in pairs_)
+    return [dataclasses.replace(j, preload=preload) for j in out]
 
 
 def heaviest_first(course_dir: Path, work: Sequence[Job]) -> list[Job]:

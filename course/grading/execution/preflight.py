@@ -9,6 +9,7 @@ wall-clock budget (:func:`budget`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,7 +70,10 @@ def solution_jobs(course_dir: Path, assignments: Sequence[str], *, sandboxed: bo
             out.append(Job(PREFLIGHT, a, path.stem, files, source,
                            cell_timeout=cell_timeout(course_dir), sandboxed=sandboxed,
                            readonly=sb.readonly, trusted=tuple(trusted_roots(sb)), warm=warm))
-    return out
+    from .warm import imports_of
+
+    preload = imports_of(j.source for j in out)  # the same as the class's jobs name
+    return [dataclasses.replace(j, preload=preload) for j in out]
 
 
 class Flight:

@@ -42,9 +42,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from jupyter_client.manager import AsyncKernelManager
-
 import course
+from course.kernelfork import QuickKernelManager
 
 from ..runner import PipelineError
 
@@ -432,7 +431,7 @@ def new_scratch(files: dict[str, bytes], sandboxed: bool, quota: int = WORK_BYTE
     return scratch
 
 
-class SandboxKernelManager(AsyncKernelManager):
+class SandboxKernelManager(QuickKernelManager):
     """Starts ipykernel inside :class:`Sandbox`, talking over ipc sockets in the scratch folder.
 
     Set ``scratch`` and ``sandbox`` before starting. With ``sandbox = None`` the kernel runs

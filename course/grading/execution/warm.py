@@ -29,6 +29,7 @@ retries cold.
 
 from __future__ import annotations
 
+import ast
 import atexit
 import multiprocessing.util
 import os
@@ -38,10 +39,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from course.kernelfork import ForkedProcess, TemplateError, TemplateProcess
+import nbformat
+
+from course.kernelfork import PRELOAD, ForkedProcess, TemplateError, TemplateProcess
 
 from .sandbox import (
     NOBODY,
@@ -125,8 +129,9 @@ class Template:
     Start it with :meth:`start`; then, for each submission, :meth:`prepare`, a kernel
     manager from :meth:`kernel_manager`, and :meth:`reset` when that kernel is gone."""
 
-    def __init__(self, sandbox: Sandbox) -> None:
+    def __init__(self, sandbox: Sandbox, preload: tuple[str, ...] = ()) -> None:
         self.sandbox = sandbox
+        self.preload = preload  # what it imports beyond kernelfork.PRELOAD
         self.scratch: Path | None = None
         self.group: Cgroup | None = None
         self.proc: TemplateProcess | None = None
@@ -142,8 +147,10 @@ class Template:
         _all.add(self)
         self.group = new_cgroup(self.scratch.name, self.sandbox.processes,
                                 self.sandbox.memory_total)
-        cmd = self.sandbox.command(self.scratch, [sys.executable, "-m", "course.kernelfork"],
-                                   self.group)
+        # The scratch folder is empty while the template imports: no submission's file
+        # can stand in for a module it imports.
+        cmd = self.sandbox.command(self.scratch, [sys.executable, "-m", "course.kernelfork",
+                                                  *self.preload], self.group)
         self.proc = TemplateProcess(cmd, cwd=str(self.scratch / "work"))
         pid = (_host_pid(self.group, self.proc.own_pid)
                if isinstance(self.proc.own_pid, int) else None)
@@ -295,15 +302,42 @@ def _close_every_template() -> None:
         template.close()
 
 
-def template_for(readonly: tuple[str, ...]) -> Template:
-    """This thread's template for a sandbox with ``readonly`` roots, started on first use
-    (and again after one has ended)."""
+def imports_of(sources: Iterable[str]) -> tuple[str, ...]:
+    """The modules the code cells of ``sources`` (notebook JSON texts: the course's own
+    source notebooks, never a submission) import at their top level, sorted, for a template
+    to import before its first fork. ``from a import b`` names ``a`` and ``a.b`` (``b`` may
+    be a module); a relative import, a cell that does not parse and a name that is no module
+    are left out (the template skips what it cannot import)."""
+    names: set[str] = set()
+    for text in sources:
+        for cell in nbformat.reads(text, as_version=4).cells:
+            if cell.cell_type != "code":
+                continue
+            try:
+                tree = ast.parse(cell.source)
+            except SyntaxError:
+                continue  # a cell with IPython syntax imports nothing the template needs
+            for node in tree.body:
+                if isinstance(node, ast.Import):
+                    names.update(a.name for a in node.names)
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    names.add(node.module)
+                    names.update(f"{node.module}.{a.name}" for a in node.names
+                                 if a.name != "*")
+    return tuple(sorted(n for n in names if n not in PRELOAD))
+
+
+def template_for(readonly: tuple[str, ...], preload: tuple[str, ...] = ()) -> Template:
+    """This thread's template for a sandbox with ``readonly`` roots that has imported
+    ``preload`` (:func:`imports_of`), started on first use (and again after one has ended, or
+    for a preload the one held did not import)."""
     held: Template | None = getattr(_local, "template", None)
-    if held is not None and (not held.alive or held.sandbox.readonly != readonly):
+    if held is not None and (not held.alive or held.sandbox.readonly != readonly
+                             or not set(preload) <= set(held.preload)):
         held.close()
         held = None
     if held is None:
-        held = Template(Sandbox(readonly))
+        held = Template(Sandbox(readonly), preload)
         try:
             held.start()
         except Exception:
