@@ -4,8 +4,8 @@ import sys
 
 if sys.argv[1:2] in (["grade"], ["verify"], ["demo"]):
     try:  # the graders' pool: its fork server imports while this process does
-        from .grading.forkserver import warm
-    except ImportError:
+        from .grading.execution.forkserver import warm
+    except ImportError:  # a student copy: the command stops below
         pass
     else:
         warm()

@@ -3,11 +3,15 @@ its process fails, and the submissions that died with the pool are graded again 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from course.grading.execution.engine import Job
 from course.grading.execution.pool import run_local
 
+from . import ROOT
 from .pool_jobs import fake_grade
 
 
@@ -54,3 +58,21 @@ def test_a_job_is_prepared_only_when_a_worker_takes_it():
     assert not by["refused"].ok and by["refused"].error == "not graded: a reason"
     assert by["refused"].attempts == 1 and by["fourth"].ok
     assert sorted(done) == sorted(by)
+
+
+def test_the_command_line_starts_the_pools_fork_server_before_its_own_imports():
+    """``python -m course grade`` starts the fork server (which imports the grader for every
+    worker) first, so it imports while the command does; a wrong module path in
+    ``course/__main__.py`` is swallowed as a student copy's ImportError and the first
+    worker waits about 1.5 s longer."""
+    probe = ("import runpy, sys\n"
+             "sys.argv = ['course', 'grade', '--help']\n"
+             "try:\n"
+             "    runpy.run_module('course', run_name='__main__')\n"
+             "except SystemExit:\n"
+             "    pass\n"
+             "from multiprocessing import forkserver\n"
+             "print('FORKSERVER', forkserver._forkserver._forkserver_pid is not None)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert "FORKSERVER True" in done.stdout, done.stdout[-500:] + done.stderr[-2000:]
