@@ -362,7 +362,7 @@ def test_the_longest_assignments_are_graded_first(tmp_path):
     assert heaviest_first(tmp_path, work)[0].assignment == "long"
 
 
-def test_a_template_preloads_the_modules_a_notebooks_code_imports_at_top_level():
+def test_a_template_preloads_the_modules_a_notebooks_code_imports():
     from course.grading.execution.warm import imports_of
     from course.kernelfork import PRELOAD
 
@@ -375,5 +375,6 @@ def test_a_template_preloads_the_modules_a_notebooks_code_imports_at_top_level()
                                   "import numpy, anthropic"),
     ])
     assert imports_of([nbformat.writes(nb)]) == (
-        "course.worlds", "course.worlds.weather", "json", "os.path", "star")
+        "course.worlds", "course.worlds.weather", "inside_a_function", "json", "os.path",
+        "star")
     assert {"numpy", "anthropic"} <= set(PRELOAD), "names the template imports anyway"

@@ -118,6 +118,26 @@ def test_budget_halts_at_two_dollars_after_four_calls(sol):
     assert (len(api.requests), out["spent"]) == (4, 2.0)  # 4 x $0.50 reaches $2.00
 
 
+def test_a_chat_model_on_a_served_fake_loads_no_certificates(monkeypatch):
+    """Every served fake has a URL of its own, and langchain_anthropic made one HTTP client
+    per URL, each loading the CA bundle (about 20 ms, 0.6 s of the notebook's run): the
+    world's chat model speaks to the fake with none, through the SDK as before."""
+    import httpcore2
+    from langchain_core.messages import AIMessage
+
+    made = []
+    real = httpcore2.default_ssl_context
+    monkeypatch.setattr(httpcore2, "default_ssl_context",
+                        lambda *a, **k: made.append(1) or real(*a, **k))
+    api = FakeAPI(Scripted(graphs.PlanModel(graphs.STUCK_PLAN, forever=True)))
+    with api.serve() as url:
+        reply = graphs.chat_model(url).invoke([HumanMessage("q")])
+        other = graphs.chat_model(url, max_tokens=64).invoke([HumanMessage("q")])
+    assert isinstance(reply, AIMessage) and reply.tool_calls and other.tool_calls
+    assert [r["max_tokens"] for r in api.requests] == [1024, 64]
+    assert made == [], f"{len(made)} SSL contexts (CA bundles) loaded for a plain-HTTP fake"
+
+
 @pytest.mark.parametrize("plan,forever", [(graphs.STUCK_PLAN, True),
                                           (graphs.lookup_plan(14), False)])
 def test_recursion_limit_25_stops_both_runs_after_13_model_calls(plan, forever):

@@ -48,9 +48,32 @@ def chat_model(base_url: str, **kwargs: Any):
     tokens, and ``max_retries=0`` so the SDK never retries behind a graph's back."""
     from langchain_anthropic import ChatAnthropic
 
-    return ChatAnthropic(model=MODEL, base_url=base_url, api_key="test-key",
-                         max_retries=kwargs.pop("max_retries", 0),
-                         max_tokens=kwargs.pop("max_tokens", 1024), **kwargs)
+    model = ChatAnthropic(model=MODEL, base_url=base_url, api_key="test-key",
+                          max_retries=kwargs.pop("max_retries", 0),
+                          max_tokens=kwargs.pop("max_tokens", 1024), **kwargs)
+    _plain_http(model, base_url)
+    return model
+
+
+def _plain_http(model: Any, base_url: str) -> None:
+    """Give ``model`` its SDK client now, on an HTTP client that reads no certificates.
+
+    langchain_anthropic makes one HTTP client per base URL (``_client_utils.py``,
+    ``_get_default_httpx_client``, an ``lru_cache``), and each one loads the system's CA
+    bundle, about 20 ms; every served fake has a URL of its own, so every chat model paid
+    it, 0.6 s of this notebook's run. A served fake speaks plain HTTP on 127.0.0.1, where no
+    certificate is read. The client is made as ``ChatAnthropic._client`` makes it, from the
+    same ``_client_params``; should a later langchain_anthropic name these differently, the
+    model is left to make its own."""
+    if not base_url.startswith("http://") or not hasattr(model, "_client_params"):
+        return
+    import anthropic
+
+    try:
+        http = anthropic.DefaultHttpxClient(base_url=base_url, verify=False)
+        model.__dict__["_client"] = anthropic.Client(**model._client_params, http_client=http)
+    except (TypeError, ValueError):
+        model.__dict__.pop("_client", None)
 
 
 class Shop:

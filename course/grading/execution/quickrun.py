@@ -186,8 +186,9 @@ def _run_one(shell: Any, cells: list[dict[str, Any]], cell_timeout: int
 
 
 def imported_modules(sources: Iterable[str]) -> list[str]:
-    """The top-level modules the code in ``sources`` imports, in first-seen order (a cell
-    that does not parse, or a relative import, adds nothing)."""
+    """The modules the code in ``sources`` imports, in first-seen order; ``from a import b``
+    names ``a`` and ``a.b``, since ``b`` may be a module (whoever imports them skips a name
+    that is none). A cell that does not parse, or a relative import, adds nothing."""
     found: dict[str, None] = {}
     for source in sources:
         try:
@@ -199,6 +200,8 @@ def imported_modules(sources: Iterable[str]) -> list[str]:
                 found.update(dict.fromkeys(a.name for a in node.names))
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 found[node.module] = None
+                found.update(dict.fromkeys(f"{node.module}.{a.name}" for a in node.names
+                                           if a.name != "*"))
     return list(found)
 
 

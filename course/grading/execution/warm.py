@@ -29,7 +29,6 @@ retries cold.
 
 from __future__ import annotations
 
-import ast
 import atexit
 import multiprocessing.util
 import os
@@ -304,27 +303,13 @@ def _close_every_template() -> None:
 
 def imports_of(sources: Iterable[str]) -> tuple[str, ...]:
     """The modules the code cells of ``sources`` (notebook JSON texts: the course's own
-    source notebooks, never a submission) import at their top level, sorted, for a template
-    to import before its first fork. ``from a import b`` names ``a`` and ``a.b`` (``b`` may
-    be a module); a relative import, a cell that does not parse and a name that is no module
-    are left out (the template skips what it cannot import)."""
-    names: set[str] = set()
-    for text in sources:
-        for cell in nbformat.reads(text, as_version=4).cells:
-            if cell.cell_type != "code":
-                continue
-            try:
-                tree = ast.parse(cell.source)
-            except SyntaxError:
-                continue  # a cell with IPython syntax imports nothing the template needs
-            for node in tree.body:
-                if isinstance(node, ast.Import):
-                    names.update(a.name for a in node.names)
-                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-                    names.add(node.module)
-                    names.update(f"{node.module}.{a.name}" for a in node.names
-                                 if a.name != "*")
-    return tuple(sorted(n for n in names if n not in PRELOAD))
+    source notebooks, never a submission) import, sorted and less :data:`PRELOAD`, for a
+    template to import before its first fork (:func:`.quickrun.imported_modules`)."""
+    from .quickrun import imported_modules
+
+    cells = (c.source for text in sources for c in nbformat.reads(text, as_version=4).cells
+             if c.cell_type == "code")
+    return tuple(sorted(set(imported_modules(cells)) - set(PRELOAD)))
 
 
 def template_for(readonly: tuple[str, ...], preload: tuple[str, ...] = ()) -> Template:
