@@ -68,6 +68,13 @@ def test_refund_model_starts_over_on_a_resent_request():
     assert graphs.RefundModel()(body)["content"][-1]["name"] == "refund_order"
 
 
+def test_the_worlds_end_is_langgraphs():
+    """A judge compares a route with graphs.END so the grader need not import LangGraph."""
+    from langgraph.graph import END
+
+    assert graphs.END == END
+
+
 def test_world_imports_no_framework_at_module_level():
     src = (notebook_code.ROOT / "course" / "worlds" / "graphs.py").read_text()
     top = [line for line in src.splitlines() if line.startswith(("import ", "from "))]

@@ -722,7 +722,7 @@ rec = record(at_limit=got,
              over_answer=outcome(budget_route, {"messages": [answer], "spent": 2.5},
                                  limit_usd=2.0))
 ### JUDGE
-import langgraph.graph
+from course.worlds import graphs
 
 got = rec["at_limit"]
 assert got == "halt", (
@@ -732,7 +732,7 @@ assert got["raised"] is None and got["value"] == "tools", (
     f"under the limit with a tool call routed to {got['value']!r}, not 'tools' "
     f"(raised: {got['raised']})")
 got = rec["under_answer"]
-assert got["raised"] is None and got["value"] == langgraph.graph.END, (
+assert got["raised"] is None and got["value"] == graphs.END, (
     f"under the limit with an answer routed to {got['value']!r}, not END "
     f"(raised: {got['raised']})")
 got = rec["over_answer"]

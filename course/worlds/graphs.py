@@ -38,6 +38,10 @@ MODEL = "claude-opus-5"
 NUDGE = ("You have made this exact tool call several times and it returned the same "
          "result. Change your approach, or answer with what you have.")
 HALT = "halted: the same tool call kept repeating after a nudge"
+#: The name of LangGraph's end node (``langgraph.graph.END``), for a judge in the grader: it
+#: compares a route with it without importing LangGraph (1.4 s in a grading worker).
+#: tests/test_tier2_langgraph.py checks the two are equal.
+END = "__end__"
 GOAL = "Order A-1042 arrived broken. Please refund it."
 ORDER = {"order_id": "A-1042", "status": "delivered", "price_usd": 49.0}
 ANSWER = "Refunded $49.00 for order A-1042."
@@ -72,7 +76,7 @@ def _plain_http(model: Any, base_url: str) -> None:
     try:
         http = anthropic.DefaultHttpxClient(base_url=base_url, verify=False)
         model.__dict__["_client"] = anthropic.Client(**model._client_params, http_client=http)
-    except (TypeError, ValueError):
+    except TypeError:  # a parameter this SDK does not take
         model.__dict__.pop("_client", None)
 
 
