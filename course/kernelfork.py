@@ -44,9 +44,8 @@ from jupyter_client.manager import AsyncKernelManager
 #: imports happen before any submission's file is in its folder. Whoever starts a template
 #: may name more modules (its command's arguments): the grader names those the notebooks
 #: it grades import (:func:`course.grading.execution.warm.imports_of`).
-PRELOAD = ("course", "ipykernel.kernelapp", "anthropic", "numpy", "matplotlib",
-           "matplotlib.pyplot", "matplotlib_inline.backend_inline", "ipykernel.debugger",
-           "jsonschema",
+PRELOAD = ("course", "ipykernel.kernelapp", "ipykernel.debugger", "anthropic", "numpy",
+           "matplotlib", "matplotlib.pyplot", "matplotlib_inline.backend_inline", "jsonschema",
            "course.fakes", "course.cassette", "course.observe", "course.hub", "course.clock",
            "course.wire", "course.tokens", "course.trace")
 #: How long to wait for the template to start, and for any one answer from it.
