@@ -20,7 +20,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable, Mapping
+import random
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from types import SimpleNamespace
 from typing import Any
 
 from .hub import Requests
@@ -110,6 +113,53 @@ def _known_type(exc: BaseException) -> str:
         if module == "builtins" or module.split(".")[0] in ("course", "anthropic"):
             return cls.__name__
     return type(exc).__name__
+
+
+#: The seed of this submission's hidden inputs (see :func:`hidden_seed`).
+_seed = 0
+
+
+def hidden_seed() -> int:
+    """The seed a hidden test draws its inputs from: ``random.Random(hidden_seed())``.
+
+    The grader chooses one per submission and tells both halves of a hidden test: the
+    kernel (before the first test cell, :func:`use_seed`) and the judge (in the grader's
+    own process, for the length of one judge). The judge computes what it expects from its
+    own draws, never from the kernel's, so a kernel that changes its seed only tests its
+    code on inputs the judge does not expect; and inputs a student saw on one feedback page
+    are not the next submission's. 0 where no grader set one (a plain notebook run)."""
+    return _seed
+
+
+def use_seed(seed: int) -> None:
+    """Make :func:`hidden_seed` return ``seed`` from now on in this process."""
+    global _seed
+    _seed = int(seed)
+
+
+def hidden_inputs(**choices: Sequence[Any]) -> SimpleNamespace:
+    """One value drawn from each sequence of ``choices``, the same in both halves of a
+    hidden test for one submission, and another submission's draws unknowable from it::
+
+        h = hidden_inputs(retry_after=range(31, 60), cap=(10.0, 15.0, 20.0))
+        ... h.retry_after ...
+
+    The record part and the judge each make the same call (copy the line); the judge then
+    computes what it expects from ``h``. The draws depend on :func:`hidden_seed` and the
+    names only, not on the order of the arguments nor on any other cell."""
+    draw = random.Random(f"{_seed}:{','.join(sorted(choices))}")
+    return SimpleNamespace(**{name: draw.choice(choices[name]) for name in sorted(choices)})
+
+
+@contextmanager
+def seeded(seed: int) -> Iterator[None]:
+    """:func:`hidden_seed` is ``seed`` inside the block, and what it was after it."""
+    before = _seed
+    use_seed(seed)
+    try:
+        yield
+    finally:
+        use_seed(before)
 
 
 def emit(rec: Mapping[str, Any], nonce: str) -> None:

@@ -77,6 +77,11 @@ class Job:
     #: modules the notebooks of the same call import (:func:`.warm.imports_of`), so one
     #: template serves them all.
     preload: tuple[str, ...] = ()
+    #: The seed of this submission's hidden inputs (:func:`course.observe.hidden_seed`),
+    #: told to its kernel before the first test cell and to every judge. The grader draws
+    #: one per submission (:func:`.grade.jobs_for`), so inputs a student read on one
+    #: feedback page are not the next submission's.
+    seed: int = field(default_factory=lambda: secrets.randbelow(2**62))
 
 
 @dataclass
@@ -454,7 +459,7 @@ class GradingClient(NotebookClient):
         # test cell's call to the student's code leaves behind, the next look sees.
         # The world fakes of graded test cells live in this process (the hub); those of the
         # notebook's other cells stay in the kernel, as they are in the student's own runs.
-        looked, serving = True, False
+        looked, serving, seeded = True, False, False
         for index, cell in enumerate(self.nb.cells):
             self._current = _where(cell, index)
             if not is_test(cell):
@@ -472,6 +477,10 @@ class GradingClient(NotebookClient):
             if not serving and self.hub is not None:
                 await self._serve(self.hub.socket)
                 serving = True
+            if not seeded:  # the kernel learns the seed only once the tests begin
+                await self._silent(f"__import__('course.observe', fromlist=['use_seed'])"
+                                   f".use_seed({self.job.seed!r})")
+                seeded = True
             await self._test_cell(cell, index)
         self._current = "after the last cell"
         with self.phases.timed("probes"):
@@ -571,7 +580,7 @@ class GradingClient(NotebookClient):
         except served.HubError as exc:
             return fail("GradingError", boundary.line(exc, boundary.MAX_MESSAGE))
         try:
-            judge.run(parts.judge, record, gid)
+            judge.run(parts.judge, record, gid, seed=self.job.seed)
         except judge.JudgeFailed as exc:
             return fail("AssertionError", boundary.judge_message(exc, self.secrets))
         return CellVerdict(gid, True)

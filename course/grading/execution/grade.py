@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import hashlib
 import io
 import re
+import secrets
 import shutil
 import time
 from collections.abc import Iterable, Sequence
@@ -77,10 +79,20 @@ def _files(folder: Path) -> dict[str, bytes]:
     return read_submission(folder, MAX_SUBMISSION_BYTES)
 
 
+def hidden_seed(salt: bytes, student: str, assignment: str) -> int:
+    """The seed of one submission's hidden inputs: drawn from ``salt`` (random per grading
+    call unless given) and the pair, so every notebook of a submission shares it and no two
+    submissions, nor two gradings of one, can be told apart in advance."""
+    digest = hashlib.sha256(salt + f"\0{student}\0{assignment}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 2
+
+
 def jobs_for(course_dir: Path, pairs: Sequence[tuple[str, str]], *, sandboxed: bool = True,
-             timeout: float = 600, warm: bool = True) -> list[Job]:
+             timeout: float = 600, warm: bool = True, salt: bytes | None = None) -> list[Job]:
     """One :class:`.engine.Job` per (student, assignment, notebook); ``warm`` kernels are
-    forked from a template (:mod:`.warm`), else started cold."""
+    forked from a template (:mod:`.warm`), else started cold. Each submission's hidden
+    inputs are drawn from :func:`hidden_seed` of ``salt`` (random when None)."""
+    salt = secrets.token_bytes(16) if salt is None else salt
     from .sandbox import default_sandbox, trusted_roots
 
     sb = default_sandbox()
@@ -96,7 +108,8 @@ def jobs_for(course_dir: Path, pairs: Sequence[tuple[str, str]], *, sandboxed: b
         for name, source in sources[assignment]:
             out.append(Job(student, assignment, name, files, source, cell_timeout=per_cell,
                            total_timeout=timeout, sandboxed=sandboxed, readonly=sb.readonly,
-                           trusted=tuple(trusted_roots(sb)), warm=warm))
+                           trusted=tuple(trusted_roots(sb)), warm=warm,
+                           seed=hidden_seed(salt, student, assignment)))
     from .warm import imports_of
 
     preload = imports_of(text for pairs_ in sources.values() for _, text in pairs_)
@@ -134,8 +147,10 @@ class _Merger:
                  sandbox: bool) -> None:
         self.course_dir, self.todo, self.sandbox = course_dir, list(todo), sandbox
         self.expected: dict[tuple[str, str], int] = {pair: 0 for pair in self.todo}
+        self.seeds: dict[tuple[str, str], int] = {}
         for job in work:
             self.expected[(job.student, job.assignment)] += 1
+            self.seeds[(job.student, job.assignment)] = job.seed
         self.outs: dict[tuple[str, str], list[Outcome]] = {pair: [] for pair in self.todo}
         self.waiting = set(self.todo)
         self.open = False
@@ -186,18 +201,21 @@ class _Merger:
                                 review=[r for o in outs for r in o.review],
                                 sandboxed=self.sandbox,
                                 worker_peak_mib=max((o.worker_peak_mib for o in outs),
-                                                    default=0.0)))
+                                                    default=0.0),
+                                seed=self.seeds.get((student, assignment), 0)))
         return out
 
 
 def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
               jobs: int = DEFAULT_JOBS, timeout: float = 600, *, sandbox: bool = True,
               scheduler: str | None = None, progress: bool = True,
-              budgets: dict[str, float] | None = None, warm: bool = True) -> list[GradeRun]:
+              budgets: dict[str, float] | None = None, warm: bool = True,
+              salt: bytes | None = None) -> list[GradeRun]:
     """Autograde submissions on ``jobs`` worker processes (or the Dask cluster at
     ``scheduler``) and write their grades into the gradebook from this process, each as soon
     as it is graded. ``budgets`` gives an assignment's wall-clock budget per submission
-    (else ``timeout``)."""
+    (else ``timeout``); ``salt`` fixes the hidden inputs' seeds (:func:`hidden_seed`),
+    random when None."""
     todo = list(pairs) if pairs is not None else submissions(course_dir)
     if not todo:
         raise PipelineError(f"no submissions under {course_dir / 'submitted'}; expected "
@@ -207,7 +225,7 @@ def autograde(course_dir: Path, pairs: Sequence[tuple[str, str]] | None = None,
 
         check_sandbox()
     work = heaviest_first(course_dir, jobs_for(course_dir, todo, sandboxed=sandbox,
-                                               timeout=timeout, warm=warm))
+                                               timeout=timeout, warm=warm, salt=salt))
     for job in work:
         job.total_timeout = (budgets or {}).get(job.assignment, timeout)
     merger = _Merger(course_dir, todo, work, sandbox)

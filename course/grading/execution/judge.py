@@ -197,12 +197,21 @@ def compile_judge(judge: str, where: str) -> Any:
     return syntax.compile_tree(ast.fix_missing_locations(tree), f"<judge {where}>")
 
 
-def run(judge: str, rec: Any, where: str, seconds: float = JUDGE_SECONDS) -> None:
-    """Run ``judge`` on ``rec`` for at most ``seconds``; raises :class:`JudgeFailed` with
-    the student's message (the caller passes it through :func:`.boundary.judge_message`)."""
+def run(judge: str, rec: Any, where: str, seconds: float = JUDGE_SECONDS, seed: int = 0
+        ) -> None:
+    """Run ``judge`` on ``rec`` for at most ``seconds``, with ``seed`` as the submission's
+    :func:`course.observe.hidden_seed`; raises :class:`JudgeFailed` with the student's
+    message (the caller passes it through :func:`.boundary.judge_message`)."""
+    from ...observe import seeded
     from .boundary import shown
 
     code = compile_judge(judge, where)
+    with seeded(seed):  # outside the deadline: the seed is put back whatever the judge did
+        _run(code, rec, seconds, shown)
+
+
+def _run(code: Any, rec: Any, seconds: float, shown: Any) -> None:
+    """Execute a compiled judge on ``rec`` under a deadline of ``seconds``."""
     previous = sys.gettrace()
     sys.settrace(_deadline(seconds))
     try:

@@ -66,8 +66,11 @@ def _cells(nb: nbformat.NotebookNode) -> list[dict[str, Any]]:
 
 
 def run_variants(notebooks: Sequence[nbformat.NotebookNode], root: Path,
-                 cell_timeout: int = CELL_TIMEOUT) -> list[list[CellRun]]:
+                 cell_timeout: int = CELL_TIMEOUT, seeds: Sequence[int] | None = None
+                 ) -> list[list[CellRun]]:
     """Run each notebook in its own forked child of one warm worker; one list per notebook.
+    ``seeds`` gives each notebook's hidden seed (:func:`course.observe.hidden_seed`; 0 for
+    all when None).
 
     ``root`` is put on the worker's ``PYTHONPATH`` and the worker imports ``course``
     from there, as a student's kernel does. A cell running past ``cell_timeout``
@@ -79,7 +82,8 @@ def run_variants(notebooks: Sequence[nbformat.NotebookNode], root: Path,
     with tempfile.TemporaryDirectory(prefix="quickrun-") as scratch:
         job = Path(scratch) / "job.json"
         job.write_text(json.dumps({"cell_timeout": cell_timeout,
-                                   "variants": [_cells(nb) for nb in notebooks]}),
+                                   "variants": [_cells(nb) for nb in notebooks],
+                                   "seeds": list(seeds or [0] * len(notebooks))}),
                        encoding="utf-8")
         env = nbgrader_env()
         env["PYTHONPATH"] = str(root)
@@ -99,13 +103,15 @@ def run_variants(notebooks: Sequence[nbformat.NotebookNode], root: Path,
     return [[CellRun(**c) for c in variant] for variant in results]
 
 
-def run_many(notebooks: Sequence[nbformat.NotebookNode], root: Path, jobs: int = 2
-             ) -> list[list[CellRun]]:
+def run_many(notebooks: Sequence[nbformat.NotebookNode], root: Path, jobs: int = 2,
+             seeds: Sequence[int] | None = None) -> list[list[CellRun]]:
     """:func:`run_variants` split across ``jobs`` warm workers at once; results in order."""
     from ..runner import parallel
 
+    each = list(seeds or [0] * len(notebooks))
     chunks = [list(range(i, len(notebooks), jobs)) for i in range(min(jobs, len(notebooks)))]
-    ran = parallel(lambda idx: run_variants([notebooks[i] for i in idx], root), chunks, jobs)
+    ran = parallel(lambda idx: run_variants([notebooks[i] for i in idx], root,
+                                            seeds=[each[i] for i in idx]), chunks, jobs)
     out: list[list[CellRun]] = [[] for _ in notebooks]
     for idx, runs in zip(chunks, ran, strict=True):
         for i, cells in zip(idx, runs, strict=True):
@@ -244,10 +250,12 @@ def _worker(job: Path) -> list[list[dict[str, Any]]]:
 
     spec = json.loads(job.read_text(encoding="utf-8"))
     variants, cell_timeout = spec["variants"], int(spec["cell_timeout"])
+    seeds = [int(x) for x in spec["seeds"]]
     _warm_up(imported_modules(c["source"] for cells in variants for c in cells))
     gc.freeze()  # children need not copy the warm objects to scan them for garbage
     netguard.install()
     import course.hub
+    import course.observe
 
     # The course's own notebooks, judged in the process that recorded them: their fakes are
     # built here, so their request logs are plain lists (see course.hub.log_of).
@@ -268,6 +276,7 @@ def _worker(job: Path) -> list[list[dict[str, Any]]]:
             code = 0
             try:
                 os.chdir(folder)
+                course.observe.use_seed(seeds[i])
                 payload = json.dumps(_run_one(shell, cells, cell_timeout)).encode()
             except BaseException as exc:  # noqa: BLE001 - reported to the parent, not lost
                 payload = json.dumps({"crash": f"{type(exc).__name__}: {exc}"}).encode()

@@ -63,11 +63,13 @@ def judge_cells(sample: Sample, auto: dict[str, tuple[float, float]]) -> list[st
 
 
 def quick_grades(root: Path, subs: Sequence[tuple[str, str, nbformat.NotebookNode]],
-                 jobs: int = DEFAULT_JOBS) -> list[dict[str, tuple[float, float]]]:
+                 jobs: int = DEFAULT_JOBS, seeds: Sequence[int] | None = None
+                 ) -> list[dict[str, tuple[float, float]]]:
     """Each ``(assignment, notebook file name, student notebook)``'s autograded cells as
     ``grade_id -> (score, max)``, from quick runs (:mod:`.quickrun`) of the notebook the
-    grader would execute: the submission with its test cells restored from ``source/``.
-    Trusted notebooks only: nothing here is sandboxed."""
+    grader would execute: the submission with its test cells restored from ``source/``,
+    under its hidden seed from ``seeds`` (0 for all when None). Trusted notebooks only:
+    nothing here is sandboxed."""
     from ..execution.engine import restore
     from ..execution.quickrun import run_many
 
@@ -80,23 +82,26 @@ def quick_grades(root: Path, subs: Sequence[tuple[str, str, nbformat.NotebookNod
                        for c in src.cells if c.cell_type == "code"
                        and c.metadata.get("nbgrader", {}).get("grade")})
     out = []
-    for runs, most in zip(run_many(notebooks, root, jobs), points, strict=True):
+    for runs, most in zip(run_many(notebooks, root, jobs, seeds), points, strict=True):
         out.append({r.grade_id: (most[r.grade_id] if r.passed else 0.0, most[r.grade_id])
                     for r in runs if r.grade_id in most})
     return out
 
 
-def quick_cells(root: Path, chosen: Sequence[Sample], jobs: int = DEFAULT_JOBS
-                ) -> list[dict[str, tuple[float, float]]]:
+def quick_cells(root: Path, chosen: Sequence[Sample], jobs: int = DEFAULT_JOBS,
+                seeds: Sequence[int] | None = None) -> list[dict[str, tuple[float, float]]]:
     """Each sample's autograded cells as ``grade_id -> (score, max)``, from quick runs
-    (:func:`quick_grades`). One entry per sample and notebook of its assignment."""
-    subs = []
-    for s in chosen:
+    (:func:`quick_grades`). One entry per sample and notebook of its assignment. Sample
+    ``i`` runs under hidden seed ``seeds[i]``, by default ``i + 1``: every sample of a
+    notebook draws other hidden inputs, so no proof holds for one seed alone."""
+    subs, each = [], []
+    for i, s in enumerate(chosen):
         for rel_nb in sorted((root / "release" / s.assignment).glob("*.ipynb")):
             src = read_notebook(root / "source" / s.assignment / rel_nb.name)
             sub = submission(read_notebook(rel_nb), src, s.mutant, answer=s.kind != "stub")
             subs.append((s.assignment, rel_nb.name, sub))
-    return quick_grades(root, subs, jobs)
+            each.append(seeds[i] if seeds is not None else i + 1)
+    return quick_grades(root, subs, jobs, each)
 
 
 def quick_verify(root: Path, which: Sequence[str] | None = None, mutants: str = "all",
@@ -106,6 +111,17 @@ def quick_verify(root: Path, which: Sequence[str] | None = None, mutants: str = 
     chosen = [s for a in select(root, which) for s in samples(root, a, mutants)]
     return [(s, judge_cells(s, cells))
             for s, cells in zip(chosen, quick_cells(root, chosen, jobs), strict=True)]
+
+
+#: With every mutant, each solution is graded this many more times, as other students:
+#: each draws its own hidden seed, and it must score full marks under all of them.
+MORE_SOLUTIONS = 2
+
+
+def more_solutions(names: Sequence[str]) -> list[Sample]:
+    """The solution of each of ``names`` again, as ``solution-2``, ``solution-3``, ...."""
+    return [Sample(f"solution-{k}", a, "solution")
+            for a in names for k in range(2, 2 + MORE_SOLUTIONS)]
 
 
 def grade_samples(
@@ -123,13 +139,17 @@ def grade_samples(
     """
     names = select(root, which)
     chosen = [s for a in names for s in samples(root, a, mutants)]
+    if mutants == "all":
+        chosen += more_solutions(names)
     for a in names:  # a mutant that does not apply fails now, not after the scratch build
         check_edits(root, a, [s.mutant for s in chosen if s.assignment == a and s.mutant])
     course = scratch_course(root, names, base=keep)
     try:
         generate_all(course, names, jobs)
         write_samples(course, chosen)
-        runs = autograde(course, [(s.student, s.assignment) for s in chosen], jobs=jobs)
+        # fixed seeds, so a proof that fails can be run again as it was
+        runs = autograde(course, [(s.student, s.assignment) for s in chosen], jobs=jobs,
+                         salt=b"course verify")
         if feedback:
             errors = write_feedback(course, names, progress=sys.stderr)
             if errors:

@@ -43,6 +43,8 @@ class GradeRun:
     sandboxed: bool = True
     #: the peak resident memory of the grader's worker process that graded it, in MiB
     worker_peak_mib: float = 0.0
+    #: the seed its hidden inputs were drawn from (:func:`course.observe.hidden_seed`)
+    seed: int = 0
 
 
 @dataclass
