@@ -156,6 +156,34 @@ def test_outcome_keeps_what_was_raised_and_lets_the_stub_through():
         observe.outcome(stub)
 
 
+DRAWN = """x = f(2)
+### BEGIN HIDDEN TESTS
+from course.observe import hidden_inputs, record
+
+h = hidden_inputs(n=range(3, 9))
+rec = record(y=f(h.n))
+### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(n=range(3, 9))
+assert rec["y"] == 2 * h.n, "f doubles"
+### END HIDDEN TESTS"""
+
+
+def test_both_halves_must_draw_their_hidden_inputs_alike():
+    assert judge.problems(markers.test_parts(DRAWN), "c") == []
+    drifted = DRAWN.replace("h = hidden_inputs(n=range(3, 9))\nassert",
+                            "h = hidden_inputs(n=range(3, 10))\nassert")
+    found = judge.problems(markers.test_parts(drifted), "c")
+    assert found == [
+        "c:5: the record part draws hidden_inputs(n=range(3, 9)) but the judge makes no "
+        "identical call, so it would expect other inputs than the kernel was given; copy the "
+        "line into the judge",
+        "c:10: the judge draws hidden_inputs(n=range(3, 10)) but the record part makes no "
+        "identical call, so the student's code never saw those inputs; copy the line into "
+        "the record part"], found
+
+
 def test_every_notebook_is_judged_in_the_grader():
     """The course's own notebooks: every graded test cell has a record part and a judge."""
     from course.grading.runner import assignments

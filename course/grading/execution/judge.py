@@ -76,6 +76,40 @@ def _at(lines: tuple[int, ...], n: int, fallback: int) -> int:
     return lines[n - 1] if 0 < n <= len(lines) else fallback
 
 
+#: The function both halves of a hidden test call to draw its inputs, identically.
+DRAW_NAME = "hidden_inputs"
+
+
+def _draws(tree: ast.AST) -> list[ast.Call]:
+    """The calls of :data:`DRAW_NAME` in ``tree``, in source order."""
+    return sorted((n for n in ast.walk(tree) if isinstance(n, ast.Call) and (
+        (isinstance(n.func, ast.Name) and n.func.id == DRAW_NAME)
+        or (isinstance(n.func, ast.Attribute) and n.func.attr == DRAW_NAME))),
+        key=lambda n: (n.lineno, n.col_offset))
+
+
+def _unmatched_draws(parts: TestParts, record: ast.AST, judge: ast.AST
+                     ) -> list[tuple[int, str]]:
+    """A draw in one half that the other half does not make with the same arguments: the
+    two would then judge different inputs."""
+    mine = {ast.unparse(c): c for c in _draws(record)}
+    theirs = {ast.unparse(c): c for c in _draws(judge)}
+    out = []
+    for text, call in mine.items():
+        if text not in theirs:
+            out.append((_at(parts.record_lines, call.lineno, parts.hidden_line),
+                        f"the record part draws {text[:100]} but the judge makes no identical "
+                        "call, so it would expect other inputs than the kernel was given; "
+                        "copy the line into the judge"))
+    for text, call in theirs.items():
+        if text not in mine:
+            out.append((_at(parts.judge_lines, call.lineno, parts.judge_line),
+                        f"the judge draws {text[:100]} but the record part makes no "
+                        "identical call, so the student's code never saw those inputs; copy "
+                        "the line into the record part"))
+    return out
+
+
 def findings(parts: TestParts) -> list[tuple[int, str]]:
     """What keeps this cell from being judged outside the kernel: ``(line, message)`` each,
     ``line`` being the 1-based line of the cell's source to edit (0: the cell as a whole).
@@ -122,6 +156,7 @@ def findings(parts: TestParts) -> list[tuple[int, str]]:
                     f"{RECORD_NAME}[\"name\"]"))
     if not any(isinstance(n, ast.Assert) for n in ast.walk(judge)):
         out.append((parts.judge_line, "the judge asserts nothing"))
+    out += _unmatched_draws(parts, record, judge)
     if reads := _log_reads(record):
         out.append((_at(parts.record_lines, reads[0].lineno, parts.hidden_line),
                     f"the record part reads {ast.unparse(reads[0])} in the kernel; record the "
