@@ -16,12 +16,15 @@ from course.grading import runner
 from course.grading.authoring import build, export, integrity, markers
 from course.grading.proofs import mutation
 from course.grading.proofs.mutation import load_mutants
-from course.grading.proofs.verify import grade_samples, judge_cells, quick_cells
+from course.grading.proofs.verify import grade_samples, judge_cells, more_solutions, quick_cells
 
 from . import ROOT
 
 ASSIGNMENTS = runner.assignments(ROOT)
-SAMPLES = [s for a in ASSIGNMENTS for s in mutation.samples(ROOT, a, "all")]
+#: Every sample draws its own hidden inputs (quick_cells gives each its own seed), and each
+#: solution is run twice more, under other seeds: it must score full marks under all.
+SAMPLES = [*(s for a in ASSIGNMENTS for s in mutation.samples(ROOT, a, "all")),
+           *more_solutions(ASSIGNMENTS)]
 #: Graded through the real grader (sandboxed kernels, nbgrader's gradebook): the solution,
 #: the stub and the first seeded bug of every notebook. Every sample, these included, is
 #: also judged from quick runs.
