@@ -481,11 +481,15 @@ assert texts == ["14", "{'temp_c': 22, 'sky': 'clear'}", "0"], (
     f"tools returned 14, {{'temp_c': 22, 'sky': 'clear'}} and 0, sent as {texts}; send "
     "str(value) (not JSON), and only None becomes \"\" (0 is '0')")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
+
+h = hidden_inputs(paris=(14.5, 9.25, 21.75, -3.5, 0.5), tokyo=(True, False),
+                  lima=(("19C", "overcast"), ("8C", "fog"), ("31C", "sun", "haze"),
+                        ("12C", "drizzle")))
 
 
 def others(name, args):
-    return {"Paris": 14.5, "Tokyo": True, "Lima": ["19C", "overcast"]}[args["city"]]
+    return {"Paris": h.paris, "Tokyo": h.tokyo, "Lima": list(h.lima)}[args["city"]]
 
 
 none_api, other_api = weather.three_cities(), weather.three_cities()
@@ -494,9 +498,13 @@ weather.run(agent, weather.THREE_CITIES_GOAL, others, other_api)
 rec = record(none_case=none_api.requests, other_case=other_api.requests)
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
 from course.wire import block_text
 from course.worlds import weather
 
+h = hidden_inputs(paris=(14.5, 9.25, 21.75, -3.5, 0.5), tokyo=(True, False),
+                  lima=(("19C", "overcast"), ("8C", "fog"), ("31C", "sun", "haze"),
+                        ("12C", "drizzle")))
 none_case, other_case = log_of(rec["none_case"]), log_of(rec["other_case"])
 assert len(none_case) > 1 and len(other_case) > 1, "each run answers its tool calls once"
 results = weather.tool_results(none_case[1])
@@ -507,8 +515,10 @@ assert order == ["toolu_01WeatherParis0000A", "toolu_01WeatherTokyo0000B",
 assert block_text(results[2].get("content")) == "", (
     f"a tool that returned None is answered with content \"\"; got {results[2].get('content')!r}")
 sent = [weather.result_text(b) for b in weather.tool_results(other_case[1])]
-assert sent == ["14.5", "True", "['19C', 'overcast']"], (
-    f"tools returning 14.5, True and ['19C', 'overcast'] must be sent as str(value); got {sent}")
+values = [h.paris, h.tokyo, list(h.lima)]
+assert sent == [str(v) for v in values], (
+    f"tools returning {values[0]!r}, {values[1]!r} and {values[2]!r} must be sent as str(value) "
+    f"(not JSON); got {sent}")
 ### END HIDDEN TESTS
 
 # %% id="tool_error_as_data" kind="tests" points=2
@@ -567,12 +577,17 @@ assert flags == {"Paris": True, "Tokyo": False, "Lima": False}, (
     f"Paris's tool raised, Tokyo's and Lima's returned, and is_error went out as {flags}; "
     "mark only the results of tools that raised: set the flag per call, not per turn")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
+
+h = hidden_inputs(down=("Tokyo", "Lima"),
+                  error=(ConnectionError, TimeoutError, OSError, PermissionError, ValueError),
+                  why=("station offline", "sensor feed stalled", "upstream answered 502",
+                       "quota exhausted for today"), code=range(100, 1000))
 
 
-def tokyo_down(name, args):
-    if args.get("city") == "Tokyo":
-        raise ConnectionError("Tokyo station offline")
+def one_down(name, args):
+    if args.get("city") == h.down:
+        raise h.error(f"{h.down} {h.why} (code {h.code})")
     return weather.dispatch(name, args)
 
 
@@ -581,14 +596,19 @@ rec = record(out=out, requests=api.requests,
              other=outcome(weather.run, agent, weather.GOAL, raises_value_error,
                            weather.typo_then_fix()),
              batch=batch_api.requests,
-             middle=outcome(weather.run, agent, weather.THREE_CITIES_GOAL, tokyo_down,
+             middle=outcome(weather.run, agent, weather.THREE_CITIES_GOAL, one_down,
                             middle_api),
              middle_requests=middle_api.requests)
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
 from course.wire import block_text
 from course.worlds import weather
 
+h = hidden_inputs(down=("Tokyo", "Lima"),
+                  error=(ConnectionError, TimeoutError, OSError, PermissionError, ValueError),
+                  why=("station offline", "sensor feed stalled", "upstream answered 502",
+                       "quota exhausted for today"), code=range(100, 1000))
 reqs = log_of(rec["requests"])
 assert len(reqs) > 2, f"{len(reqs)} model calls; the typo, its fix and the answer make 3"
 first = weather.tool_results(reqs[1])[0]
@@ -604,7 +624,7 @@ assert rec["other"]["value"] == "It is 14C and raining in Paris.", (
 city = {"toolu_01WeatherParis0000A": "Paris", "toolu_01WeatherTokyo0000B": "Tokyo",
         "toolu_01WeatherLima00000C": "Lima"}
 for log, failed, error in [(rec["batch"], "Paris", "timed out for Paris"),
-                           (rec["middle_requests"], "Tokyo", "Tokyo station offline")]:
+                           (rec["middle_requests"], h.down, f"{h.down} {h.why} (code {h.code})")]:
     reqs = log_of(log)
     assert len(reqs) > 1, f"{failed} raised: the other results and the error must go back"
     results = {city.get(b.get("tool_use_id")): b for b in weather.tool_results(reqs[1])}
@@ -621,7 +641,8 @@ for log, failed, error in [(rec["batch"], "Paris", "timed out for Paris"),
     assert all(said[c] == weather.WEATHER[c] for c in said if c != failed), (
         f"{failed} raised: the tools that returned must send their own values; got {said}")
 assert rec["middle"]["raised"] is None, (
-    f"a batch where Tokyo's tool raised must end in an answer; got {rec['middle']}")
+    f"a batch where {h.down}'s tool raised {h.error.__name__} must end in an answer; got "
+    f"{rec['middle']}")
 ### END HIDDEN TESTS
 
 # %% id="max_tokens_fails_loudly" kind="tests" points=1
@@ -692,18 +713,32 @@ assert worded == "refused: I can't help with that. Try a public source.", (
     "a refusal with text blocks 'I can't help with that.' and ' Try a public source.' must "
     f"return 'refused: ' + those texts joined with no separator; got {worded!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(reason=("I can't help with locating that person.",
+                          "I won't look up a private individual's whereabouts.",
+                          "I can't assist with tracking someone down.",
+                          "That asks for someone's location, which I can't provide."),
+                  more=(" Public records offices may help.", " Try asking them directly.",
+                        " A licensed investigator may be able to help."))
 rec = record(empty=out, worded=outcome(
-    weather.run, agent, weather.GOAL, weather.dispatch,
-    weather.refusal("I can't help with locating that person.")))
+    weather.run, agent, weather.GOAL, weather.dispatch, weather.refusal(h.reason, h.more)))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(reason=("I can't help with locating that person.",
+                          "I won't look up a private individual's whereabouts.",
+                          "I can't assist with tracking someone down.",
+                          "That asks for someone's location, which I can't provide."),
+                  more=(" Public records offices may help.", " Try asking them directly.",
+                        " A licensed investigator may be able to help."))
 assert rec["empty"] == "refused: ", (
     f"a refusal with no blocks must return 'refused: '; got {rec['empty']!r}")
 worded = rec["worded"]
 assert worded["raised"] is None, f"a refusal must never raise; it raised {worded['raised']}"
-assert worded["value"] == "refused: I can't help with locating that person.", (
-    f"a refusal must return 'refused: ' + the refusal's own text; got {worded['value']!r}")
+assert worded["value"] == "refused: " + h.reason + h.more, (
+    f"a refusal with text blocks {h.reason!r} and {h.more!r} must return 'refused: ' + its own "
+    f"text, the blocks joined with no separator; got {worded['value']!r}")
 ### END HIDDEN TESTS
 
 # %% id="step_cap" kind="tests" points=2
@@ -737,8 +772,9 @@ except RuntimeError as err:
 assert just == "It is 14C and raining in Paris.", (
     f"with max_steps=3 the run answers on its 3rd call; got {just!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(low=(1, 2), mid=range(3, 9), high=range(10, 21), short=(1, 2))
 
 
 def capped(max_steps):
@@ -750,12 +786,17 @@ def capped(max_steps):
 
 
 short_api = weather.two_step()
-short = outcome(weather.run, agent, weather.GOAL, weather.dispatch, short_api, max_steps=2)
-rec = record(caps={cap: capped(cap) for cap in (1, 5, 12)}, just=just, short=short,
+short = outcome(weather.run, agent, weather.GOAL, weather.dispatch, short_api,
+                max_steps=h.short)
+rec = record(caps={cap: capped(cap) for cap in (h.low, h.mid, h.high)}, just=just, short=short,
              short_requests=short_api.requests)
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
 
+h = hidden_inputs(low=(1, 2), mid=range(3, 9), high=range(10, 21), short=(1, 2))
+assert sorted(int(cap) for cap in rec["caps"]) == [h.low, h.mid, h.high], (
+    f"expected runs for max_steps {h.low}, {h.mid} and {h.high}; got {sorted(rec['caps'])}")
 for cap, run in rec["caps"].items():
     made = len(log_of(run["requests"]))
     assert run["raised"] is not None and run["raised"]["type"] == "RuntimeError", (
@@ -766,11 +807,12 @@ assert rec["just"] == "It is 14C and raining in Paris.", (
     f"a reply that answers on call max_steps is returned; got {rec['just']!r}")
 short = rec["short"]
 assert short["raised"] is not None and short["raised"]["type"] == "RuntimeError", (
-    f"two-step run with max_steps=2: still asking for tools after 2 calls must raise "
-    f"RuntimeError; got {short}")
+    f"two-step run with max_steps={h.short}: still asking for tools after {h.short} call(s) "
+    f"must raise RuntimeError; got {short}")
 short_calls = len(log_of(rec["short_requests"]))
-assert short_calls == 2, (
-    f"two-step run with max_steps=2 made {short_calls} model calls; the cap is 2")
+assert short_calls == h.short, (
+    f"two-step run with max_steps={h.short} made {short_calls} model calls; the cap is "
+    f"{h.short}")
 ### END HIDDEN TESTS
 
 # %% [markdown]

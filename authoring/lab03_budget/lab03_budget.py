@@ -442,8 +442,15 @@ assert costs(second_cost, 0.0075) and costs(two.spent, 0.8275), (
     f"after $0.82 then $0.0075, charge returned {second_cost!r} and .spent is {two.spent!r}: "
     "return THIS call's cost, and add every call to .spent ($0.8275)")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 from course.worlds.budget import sdk_usage as _usage
+
+_MODELS = ("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5")
+_TOKENS = range(100_000, 3_000_001, 100_000)
+h = hidden_inputs(in_model=_MODELS, in_tokens=_TOKENS, out_model=_MODELS, out_tokens=_TOKENS,
+                  write_model=_MODELS, write_tokens=_TOKENS, read_model=_MODELS,
+                  read_tokens=_TOKENS, hour_model=_MODELS, hour_tokens=_TOKENS,
+                  hour_share=(0.25, 0.5, 0.75, 1.0))
 
 
 def _alone(model, **counts):
@@ -451,13 +458,12 @@ def _alone(model, **counts):
     return Budget(1_000.0).charge(model, _usage(**{**base, **counts}))
 
 
-_inputs = [("claude-opus-5", {"input_tokens": 1_000_000}),
-           ("claude-opus-5", {"output_tokens": 1_000_000}),
-           ("claude-haiku-4-5", {"cache_creation_input_tokens": 1_000_000}),
-           ("claude-sonnet-5", {"cache_creation_input_tokens": 2_000_000}),
-           ("claude-opus-5", {"cache_read_input_tokens": 1_000_000}),
-           ("claude-sonnet-5", {"cache_read_input_tokens": 1_000_000}),
-           ("claude-sonnet-5", {"cache_creation_input_tokens": 1_000_000, "one_hour": 400_000})]
+_inputs = [(h.in_model, {"input_tokens": h.in_tokens}),
+           (h.out_model, {"output_tokens": h.out_tokens}),
+           (h.write_model, {"cache_creation_input_tokens": h.write_tokens}),
+           (h.read_model, {"cache_read_input_tokens": h.read_tokens}),
+           (h.hour_model, {"cache_creation_input_tokens": h.hour_tokens,
+                           "one_hour": int(h.hour_tokens * h.hour_share)})]
 _alone_costs = [[_m, _counts, outcome(_alone, _m, **_counts)] for _m, _counts in _inputs]
 _none = outcome(_alone, "claude-opus-5", input_tokens=1_000, output_tokens=100)
 _b = Budget(1.00)
@@ -473,6 +479,7 @@ rec = record(worked=worked_cost, sonnet=sonnet_cost,
 ### JUDGE
 import math
 
+from course.observe import hidden_inputs
 from course.prices import PER_MTOK
 
 worked_cost = rec["worked"]
@@ -491,17 +498,28 @@ for _m, _rates in PER_MTOK.items():
 _w, _r = rec["multipliers"]
 assert math.isclose(_w, 1.25) and math.isclose(_r, 0.10), (
     f"CACHE_WRITE and CACHE_READ should be 1.25 and 0.10, got {_w} and {_r}")
-_checks = [(5.00, "uncached input at the input rate"), (25.00, "output at the output rate"),
-           (1.25, "cache writes at 1.25x the input rate"),
-           (5.00, "cache writes at 1.25x the input rate"),
-           (0.50, "cache reads at 0.10x the input rate, not the full rate"),
-           (0.20, "cache reads at 0.10x the input rate, not the full rate"),
-           (2.50, "every write at 1.25x the input rate, a 1-hour one too")]
-for (_m, _counts, _got), (_want, _why) in zip(rec["alone"], _checks, strict=True):
+_MODELS = ("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5")
+_TOKENS = range(100_000, 3_000_001, 100_000)
+h = hidden_inputs(in_model=_MODELS, in_tokens=_TOKENS, out_model=_MODELS, out_tokens=_TOKENS,
+                  write_model=_MODELS, write_tokens=_TOKENS, read_model=_MODELS,
+                  read_tokens=_TOKENS, hour_model=_MODELS, hour_tokens=_TOKENS,
+                  hour_share=(0.25, 0.5, 0.75, 1.0))
+_checks = [(h.in_model, h.in_tokens * PER_MTOK[h.in_model]["input"] / 1e6,
+            "uncached input at the input rate"),
+           (h.out_model, h.out_tokens * PER_MTOK[h.out_model]["output"] / 1e6,
+            "output at the output rate"),
+           (h.write_model, h.write_tokens * 1.25 * PER_MTOK[h.write_model]["input"] / 1e6,
+            "cache writes at 1.25x the input rate"),
+           (h.read_model, h.read_tokens * 0.10 * PER_MTOK[h.read_model]["input"] / 1e6,
+            "cache reads at 0.10x the input rate, not the full rate"),
+           (h.hour_model, h.hour_tokens * 1.25 * PER_MTOK[h.hour_model]["input"] / 1e6,
+            "every write at 1.25x the input rate, a 1-hour one too")]
+for (_m, _counts, _got), (_model, _want, _why) in zip(rec["alone"], _checks, strict=True):
+    assert _m == _model, f"the record names {_m}, not {_model}"
     assert _got["raised"] is None, (
-        f"{_counts} on {_m} should cost ${_want:.2f}; charge raised {_got['raised']}")
+        f"{_counts} on {_m} should cost ${_want:.4f}; charge raised {_got['raised']}")
     assert math.isclose(_got["value"], _want, abs_tol=1e-9), (
-        f"{_counts} on {_m} should cost ${_want:.2f} ({_why}); charge returned "
+        f"{_counts} on {_m} should cost ${_want:.4f} ({_why}); charge returned "
         f"${_got['value']:.4f}")
 _none = rec["no_cache"]
 assert _none["raised"] is None or _none["raised"]["type"] != "TypeError", (
@@ -561,31 +579,74 @@ assert tenth.state == "warn", (
     f"$0.08 of a $0.10 limit is 80%: state should be 'warn', got {tenth.state!r}; compare the "
     "share spent / limit, not dollars")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 from course.worlds.budget import run_audit
 from course.worlds.budget import sdk_usage as _usage
 
-_b = Budget(1.00)
-_b.charge("claude-haiku-4-5", _usage(500_000, 0))
+h = hidden_inputs(limit=(0.50, 1.00, 2.00, 4.00), ok_pct=range(30, 76, 5),
+                  warn_pct=range(82, 92), later_pct=range(93, 99),
+                  sonnet_limit=(0.25, 0.50, 1.00, 1.50, 2.00, 2.50),
+                  opus_limit=(0.10, 0.20, 0.50, 1.00), fresh_limit=range(2, 10),
+                  audit=((16, 1.85), (17, 2.05), (18, 2.25), (19, 2.45), (20, 2.60), (20, 2.70),
+                         (21, 2.85), (21, 2.95), (22, 3.05), (22, 3.20), (23, 3.30), (23, 3.45),
+                         (24, 3.60), (24, 3.70)))
+_per_pct = h.limit * 10_000            # haiku input tokens that cost 1% of the limit
+_b = Budget(h.limit)
+_b.charge("claude-haiku-4-5", _usage(round(h.ok_pct * _per_pct), 0))
 _steps = {"half": {"spent": _b.spent, "state": _b.state, "guard": outcome(_b.guard)}}
-_b.charge("claude-haiku-4-5", _usage(300_000, 10_000))
+_b.charge("claude-haiku-4-5", _usage(round((h.warn_pct - h.ok_pct - 5) * _per_pct),
+                                     round(_per_pct)))          # 5% of it in output
 _steps["warn"] = {"spent": _b.spent, "state": _b.state, "guard": outcome(_b.guard),
                   "again": outcome(_b.guard)}
-_b.charge("claude-haiku-4-5", _usage(50_000, 0))
+_b.charge("claude-haiku-4-5", _usage(round((h.later_pct - h.warn_pct) * _per_pct), 0))
 _steps["later"] = {"spent": _b.spent, "state": _b.state, "guard": outcome(_b.guard)}
 _edges = []
-for _model, _tokens, _limit in (("claude-sonnet-5", 400_000, 1.00),
-                                ("claude-opus-5", 16_000, 0.10)):
+for _model, _tokens, _limit in (("claude-sonnet-5", round(400_000 * h.sonnet_limit),
+                                 h.sonnet_limit),
+                                ("claude-opus-5", round(160_000 * h.opus_limit), h.opus_limit)):
     _edge = Budget(_limit)
     _edge.charge(_model, _usage(_tokens, 0))
     _edges.append({"limit": _limit, "spent": _edge.spent, "state": _edge.state})
-_new = Budget(3)
+_new = Budget(h.fresh_limit)
 _fresh = {"limit": _new.limit, "limit_type": type(_new.limit).__name__, "spent": _new.spent,
           "state": _new.state, "guard": outcome(_new.guard)}
+
+
+class _Bills:
+    """Keeps what each model call of the audit billed, and never objects."""
+
+    def __init__(self):
+        self.bills = []
+
+    def charge(self, model, usage):
+        self.bills.append([model, usage])
+        return 0.0
+
+    def guard(self):
+        return None
+
+
+_invoices, _audit_limit = h.audit
+_bills = _Bills()
+run_audit(_bills, stop=BudgetExceeded, n_invoices=_invoices)
 rec = record(exact={"spent": b.spent, "state": b.state}, first_note=first_note,
              second_note=second_note, steps=_steps, edges=_edges, fresh=_fresh, seen=seen,
-             audit=outcome(run_audit, Budget(2.60), stop=BudgetExceeded, n_invoices=20))
+             audit=outcome(run_audit, Budget(_audit_limit), stop=BudgetExceeded,
+                           n_invoices=_invoices),
+             bills=_bills.bills)
 ### JUDGE
+import math
+
+from course.observe import hidden_inputs
+from course.prices import PER_MTOK
+
+h = hidden_inputs(limit=(0.50, 1.00, 2.00, 4.00), ok_pct=range(30, 76, 5),
+                  warn_pct=range(82, 92), later_pct=range(93, 99),
+                  sonnet_limit=(0.25, 0.50, 1.00, 1.50, 2.00, 2.50),
+                  opus_limit=(0.10, 0.20, 0.50, 1.00), fresh_limit=range(2, 10),
+                  audit=((16, 1.85), (17, 2.05), (18, 2.25), (19, 2.45), (20, 2.60), (20, 2.70),
+                         (21, 2.85), (21, 2.95), (22, 3.05), (22, 3.20), (23, 3.30), (23, 3.45),
+                         (24, 3.60), (24, 3.70)))
 _exact = rec["exact"]
 assert _exact["state"] == "warn", (
     f"exactly 80% ({_exact['spent']!r} of $1.00) must be 'warn', got {_exact['state']!r}: money "
@@ -595,8 +656,9 @@ assert isinstance(first_note, str) and second_note is None, (
     f"guard() in 'warn' returned {first_note!r} then {second_note!r}: send the wrap-up note "
     "ONCE, then None")
 _fresh = rec["fresh"]
-assert (_fresh["limit"], _fresh["limit_type"]) == (3.0, "float"), (
-    f"Budget(3).limit should be the float 3.0, got {_fresh['limit']!r} ({_fresh['limit_type']})")
+assert (_fresh["limit"], _fresh["limit_type"]) == (float(h.fresh_limit), "float"), (
+    f"Budget({h.fresh_limit}).limit should be the float {float(h.fresh_limit)}, got "
+    f"{_fresh['limit']!r} ({_fresh['limit_type']})")
 assert (_fresh["spent"], _fresh["state"]) == (0.0, "ok"), (
     f"a new Budget should read spent 0.0 and state 'ok'; got {_fresh}")
 assert _fresh["guard"] == {"value": None, "raised": None}, (
@@ -608,11 +670,14 @@ assert _seen[0] == ["ok", None] and _seen[1][0] == "warn" and isinstance(_seen[1
 assert _seen[2] == ["warn", None], f"the note came back a second time: {_seen[2]}"
 _half = rec["steps"]["half"]
 assert _half["state"] == "ok", (
-    f"$0.50 of $1.00 is below 80%: state should be 'ok', got {_half['state']!r}")
+    f"${h.limit * h.ok_pct / 100:.4f} of ${h.limit:.2f} ({h.ok_pct}%) is below 80%: state "
+    f"should be 'ok', got {_half['state']!r}")
 assert _half["guard"] == {"value": None, "raised": None}, (
     f"below 80% guard() should return None; got {_half['guard']}")
 _warn = rec["steps"]["warn"]
-assert _warn["state"] == "warn", f"$0.85 of $1.00: state should be 'warn', got {_warn['state']!r}"
+assert _warn["state"] == "warn", (
+    f"${h.limit * h.warn_pct / 100:.4f} of ${h.limit:.2f} ({h.warn_pct}%): state should be "
+    f"'warn', got {_warn['state']!r}")
 _note = _warn["guard"]["value"]
 assert isinstance(_note, str) and "budget" in _note.lower(), (
     f"at 80% guard() returns a wrap-up note that mentions the budget; got {_warn['guard']}")
@@ -621,21 +686,32 @@ assert _warn["again"] == {"value": None, "raised": None}, (
     "was sent), or it is re-injected every turn until the hard stop")
 _later = rec["steps"]["later"]
 assert _later["state"] == "warn" and _later["guard"] == {"value": None, "raised": None}, (
-    "still in 'warn' at $0.90: no second note")
+    f"still in 'warn' at {h.later_pct}% of ${h.limit:.2f}: no second note; got {_later}")
 for _edge in rec["edges"]:
     assert _edge["state"] == "warn", (
         f"exactly 80% (${_edge['spent']!r} of ${_edge['limit']}) must be 'warn', got "
         f"{_edge['state']!r}; compare round(spent / limit, 9) >= 0.8")
+_invoices, _audit_limit = h.audit
+_spent, _note_at = 0.0, []
+for _call, (_model, _u) in enumerate(rec["bills"][:-1], 1):      # the last call answers
+    _rate = PER_MTOK[_model]
+    _spent += (_u["input_tokens"] * _rate["input"] + _u["output_tokens"] * _rate["output"]
+               + (_u["cache_creation_input_tokens"] or 0) * _rate["input"] * 1.25
+               + (_u["cache_read_input_tokens"] or 0) * _rate["input"] * 0.10) / 1e6
+    if round(_spent / _audit_limit, 9) >= 0.8 and not _note_at:
+        _note_at = [_call + 1]                   # the note rides along with the next call
 _audit = rec["audit"]
 assert _audit["raised"] is None, (
-    f"the 20-invoice audit on a $2.60 budget crashed: {_audit['raised']}")
+    f"the {_invoices}-invoice audit on a ${_audit_limit:.2f} budget crashed: {_audit['raised']}")
 _report = _audit["value"]
 _sent = _report["notes"]
 assert _report["ok"] is True, (
-    f"the 20-invoice audit costs $2.57 and fits a $2.60 budget, but it ended: {_report['reason']}")
-assert [i for i, _ in _sent] == [20], (
-    f"the wrap-up note rode along on calls {[i for i, _ in _sent]}; it belongs on call 20 "
-    "only (call 19 crosses 80% of $2.60), never repeated on later turns")
+    f"the {_invoices}-invoice audit fits a ${_audit_limit:.2f} budget, but it ended: "
+    f"{_report['reason']}")
+assert [i for i, _ in _sent] == _note_at, (
+    f"the wrap-up note of the {_invoices}-invoice audit on ${_audit_limit:.2f} rode along on "
+    f"calls {[i for i, _ in _sent]}; it belongs on call {_note_at} only (the call after the one "
+    "that crosses 80%), never repeated on later turns")
 ### END HIDDEN TESTS
 
 # %% id="hard_stop_partial_report" kind="tests" points=3
@@ -682,7 +758,7 @@ assert (books.spent, books.by_model) == before, (
     f"that KeyError changed the books from {before} to {(books.spent, books.by_model)}: a "
     "refused charge books nothing, so look the price up first")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 from course.worlds.budget import run_audit as _run_audit
 from course.worlds.budget import sdk_usage as _usage
 
@@ -696,22 +772,52 @@ def _raised(fn, *args, **kwargs):
         return {"value": None, "raised": [c.__name__ for c in type(exc).__mro__]}
 
 
-_b = Budget(0.10)
-_b.charge("claude-haiku-4-5", _usage(50_000, 0))
+h = hidden_inputs(limit=(0.10, 0.20, 0.50, 1.00), half_pct=range(20, 71, 10),
+                  over_pct=range(110, 151, 10), late_pct=range(10, 31, 10),
+                  audit_limit=(0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 1.00, 1.10, 1.25,
+                               1.40), invoices=range(16, 25),
+                  edge_cents=(150, 200, 250, 300), edge_out=range(0, 20_001, 1_000),
+                  edge_read=range(100_000, 1_000_001, 100_000),
+                  books_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+                  books_tokens=range(1_000, 50_001, 1_000),
+                  unknown=("claude-opus-9", "claude-sonnet-9", "claude-mystery",
+                           "claude-haiku-0"))
+_per_pct = h.limit * 10_000            # haiku input tokens that cost 1% of the limit
+_b = Budget(h.limit)
+_b.charge("claude-haiku-4-5", _usage(round(h.half_pct * _per_pct), 0))
 _half = outcome(_b.guard)
-_b.charge("claude-haiku-4-5", _usage(70_000, 0))
+_b.charge("claude-haiku-4-5", _usage(round((h.over_pct - h.half_pct) * _per_pct), 0))
 _over = _raised(_b.guard)
 _over_again = _raised(_b.guard)
-_late = _raised(_b.charge, "claude-haiku-4-5", _usage(30_000, 0))
-_spent_by = Budget(1.00)
-_audit = outcome(_run_audit, _spent_by, stop=BudgetExceeded, n_invoices=12)
-_edge = Budget(2.00)
-_edge.charge("claude-opus-5", _usage(100_000, 40_000, 0, 1_000_000))
+_late = _raised(_b.charge, "claude-haiku-4-5", _usage(round(h.late_pct * _per_pct), 0))
+_spent_by = Budget(h.audit_limit)
+_audit = outcome(_run_audit, _spent_by, stop=BudgetExceeded, n_invoices=h.invoices)
+
+
+class _Bills:
+    """Keeps what each model call of the audit billed, and never objects."""
+
+    def __init__(self):
+        self.bills = []
+
+    def charge(self, model, usage):
+        self.bills.append([model, usage])
+        return 0.0
+
+    def guard(self):
+        return None
+
+
+_bills = _Bills()
+_run_audit(_bills, stop=BudgetExceeded, n_invoices=h.invoices)
+_edge = Budget(h.edge_cents / 100)       # opus: in + out + reads cost the limit exactly
+_edge_in = (h.edge_cents * 10_000 - 25 * h.edge_out - h.edge_read // 2) // 5
+_edge.charge("claude-opus-5", _usage(_edge_in, h.edge_out, 0, h.edge_read))
 _books = Budget(1.00)
-_books.charge("claude-sonnet-5", _usage(5_000, 0))
+_books.charge(h.books_model, _usage(h.books_tokens, 0))
 _books_before = {"spent": _books.spent, "by_model": dict(_books.by_model)}
-_unknown = _raised(_books.charge, "claude-opus-9", _usage(10, 10))
-rec = record(exact={"spent": b.spent, "state": b.state}, said=said, run_said=run_said,
+_unknown = _raised(_books.charge, h.unknown, _usage(10, 10))
+rec = record(bills=_bills.bills, exact={"spent": b.spent, "state": b.state}, said=said, run_said=run_said,
              late={"cost": late, "spent": run.spent, "state": run.state}, half=_half,
              over={"spent": _b.spent, "guard": _over, "again": _over_again, "late": _late,
                    "after_late": _b.spent},
@@ -722,6 +828,19 @@ rec = record(exact={"spent": b.spent, "state": b.state}, said=said, run_said=run
 ### JUDGE
 import math
 
+from course.observe import hidden_inputs
+from course.prices import PER_MTOK
+
+h = hidden_inputs(limit=(0.10, 0.20, 0.50, 1.00), half_pct=range(20, 71, 10),
+                  over_pct=range(110, 151, 10), late_pct=range(10, 31, 10),
+                  audit_limit=(0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 1.00, 1.10, 1.25,
+                               1.40), invoices=range(16, 25),
+                  edge_cents=(150, 200, 250, 300), edge_out=range(0, 20_001, 1_000),
+                  edge_read=range(100_000, 1_000_001, 100_000),
+                  books_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+                  books_tokens=range(1_000, 50_001, 1_000),
+                  unknown=("claude-opus-9", "claude-sonnet-9", "claude-mystery",
+                           "claude-haiku-0"))
 _exact = rec["exact"]
 assert _exact["state"] == "stop", (
     f"exactly the limit ({_exact['spent']!r} of $0.10) must be 'stop', got {_exact['state']!r}: "
@@ -737,39 +856,53 @@ assert (isinstance(_late["cost"], float) and math.isclose(_late["spent"], 1.01, 
         and _late["state"] == "stop"), (
     f"a charge after the stop must still be booked and return its cost; got {_late}")
 assert rec["half"] == {"value": None, "raised": None}, (
-    f"at $0.05 of $0.10 guard() should return None; got {rec['half']}")
+    f"at {h.half_pct}% of ${h.limit:.2f} guard() should return None; got {rec['half']}")
 _over = rec["over"]
 for _said in (_over["guard"], _over["again"]):
     assert _said["raised"] is not None and "BudgetExceeded" in _said["raised"], (
-        f"spent $0.12 of $0.10 and guard() returned {_said['value']!r} (raised: "
+        f"spent {h.over_pct}% of ${h.limit:.2f} and guard() returned {_said['value']!r} (raised: "
         f"{_said['raised']}) instead of raising BudgetExceeded; a hard stop must stop the run, "
         "on every call, not hand the model one more note to ignore")
 assert _over["late"]["raised"] is None and isinstance(_over["late"]["value"], float), (
-    f"charging $0.03 past the stop gave {_over['late']}; charge books it and returns its cost")
-assert math.isclose(_over["after_late"], 0.15, abs_tol=1e-9), (
-    f"after the stop, .spent should still add up: $0.15, got {_over['after_late']}")
+    f"charging {h.late_pct}% more past the stop gave {_over['late']}; charge books it and "
+    "returns its cost")
+_want = h.limit * (h.over_pct + h.late_pct) / 100
+assert math.isclose(_over["after_late"], _want, abs_tol=1e-9), (
+    f"after the stop, .spent should still add up: ${_want:.4f}, got {_over['after_late']}")
+_stop_at, _spent = None, 0.0
+for _call, (_model, _u) in enumerate(rec["bills"], 1):
+    _rate = PER_MTOK[_model]
+    _spent += (_u["input_tokens"] * _rate["input"] + _u["output_tokens"] * _rate["output"]
+               + (_u["cache_creation_input_tokens"] or 0) * _rate["input"] * 1.25
+               + (_u["cache_read_input_tokens"] or 0) * _rate["input"] * 0.10) / 1e6
+    if round(_spent / h.audit_limit, 9) >= 1:
+        _stop_at, _stop_usd = _call, _spent
+        break
 _audit = rec["audit"]
 assert _audit["raised"] is None, (
     f"the audit loop crashed with {_audit['raised']['type']}: {_audit['raised']['message']}; "
     "guard() must raise BudgetExceeded, which the loop turns into a report")
 _report = _audit["value"]
-assert _report["calls"] == 12, (
-    f"the run made {_report['calls']} model calls; call 12 takes it to $1.065 of $1.00, so "
-    "guard() must raise then and no call may follow")
+assert _report["calls"] == _stop_at, (
+    f"the run made {_report['calls']} model calls on a ${h.audit_limit:.2f} budget; call "
+    f"{_stop_at} takes it to ${_stop_usd:.4f}, so guard() must raise then and no call may "
+    "follow")
 assert _report["ok"] is False and _report["partial"] is True and "answer" not in _report, (
     f"a budget stop must end in a partial report with no success flag, got {_report}")
-assert len(_report["done"]) == 11 and "INV-12" in _report["missing"], (
-    "the report keeps the 11 invoices read and names what is missing (INV-12, the summary)")
+assert len(_report["done"]) == _stop_at - 1 and f"INV-{_stop_at:02d}" in _report["missing"], (
+    f"the report keeps the {_stop_at - 1} invoices read and names what is missing "
+    f"(INV-{_stop_at:02d}, the summary)")
 _after = rec["after_audit"]
-assert _after["state"] == "stop" and _after["spent"] >= 1.00, (
-    f"after the stopped audit the budget reads {_after}; it must be 'stop' with at least $1.00 "
-    "spent")
+assert _after["state"] == "stop" and _after["spent"] >= h.audit_limit, (
+    f"after the stopped audit the budget reads {_after}; it must be 'stop' with at least "
+    f"${h.audit_limit:.2f} spent")
 _edge = rec["edge"]
 assert _edge["state"] == "stop", (
-    f"exactly $2.00 of $2.00 (${_edge['spent']!r}) must be 'stop', got {_edge['state']!r}")
+    f"exactly ${h.edge_cents / 100:.2f} of ${h.edge_cents / 100:.2f} (${_edge['spent']!r}, "
+    f"{h.edge_read:,} of it cache reads) must be 'stop', got {_edge['state']!r}")
 _unknown = rec["unknown"]
 assert _unknown["raised"] is not None and "KeyError" in _unknown["raised"], (
-    f"an unknown model was billed (charge returned {_unknown['value']!r}, raised "
+    f"an unknown model ({h.unknown}) was billed (charge returned {_unknown['value']!r}, raised "
     f"{_unknown['raised']}); charge must raise KeyError for it")
 _books = rec["books"]
 assert _books["after"] == _books["before"], (

@@ -404,13 +404,19 @@ assert "search_docs" in _out[3], (
     f"identical call: the repeat nudge must name the tool it repeats, got {_out[3]!r}")
 assert _g.trips == 1, f"identical call: one nudge was given but trips is {_g.trips}"
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_g5 = LoopGuard(repeat=5)
-_out5 = [_g5.check("get_order", {"id": "A-17"}, {"t": i}) for i in range(6)]
+h = hidden_inputs(repeat=range(4, 10), tool=("get_order", "fetch_invoice", "lookup_ticket",
+                                             "list_refunds"), ref=range(10, 100))
+_g5 = LoopGuard(repeat=h.repeat)
+_out5 = [_g5.check(h.tool, {"id": f"A-{h.ref}"}, {"t": i}) for i in range(h.repeat + 1)]
 rec = record(first=LoopGuard().check("get_order", {"id": "A-17"}, {"t": 0}),
              out=_out, trips=_g.trips, out5=_out5)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(repeat=range(4, 10), tool=("get_order", "fetch_invoice", "lookup_ticket",
+                                             "list_refunds"), ref=range(10, 100))
 assert rec["first"] is None, "a first call can never be a repeat"
 out = rec["out"]
 first = next((n for n, v in enumerate(out, start=1) if v is not None), None)
@@ -424,9 +430,11 @@ assert "search_docs" in out[3], (
     f"the repeat nudge must name the tool it repeats, got: {out[3]!r}")
 assert rec["trips"] == 1, f"one nudge was given but trips is {rec['trips']}"
 out5 = [v is not None for v in rec["out5"]]
-assert out5 == [False] * 5 + [True], (
-    f"with repeat=5 the sixth identical call must be the first to trip, got {out5}; "
-    "use the repeat argument, not a hard-coded 3")
+assert out5 == [False] * h.repeat + [True], (
+    f"with repeat={h.repeat}, {h.repeat + 1} identical {h.tool} calls: call {h.repeat + 1} "
+    f"must be the first to trip, got {out5}; use the repeat argument, not a hard-coded 3")
+assert h.tool.lower() in rec["out5"][-1].lower(), (
+    f"the repeat nudge must name the tool it repeats ({h.tool}), got: {rec['out5'][-1]!r}")
 ### END HIDDEN TESTS
 
 # %% id="cycle_caught_by_state_only" kind="tests" points=2
@@ -453,20 +461,30 @@ assert _tripped[3:] == [True, False, False, True], (
     "world; the 4th get_order (state x) tripped as a repeat, so state x was then seen only "
     f"by the next three calls and trips on the third of them; got {_tripped}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(path=("config.yaml", "settings.toml", "deploy.ini", "routes.json"),
+                  mtime=range(100, 100_000), polls=range(3, 8),
+                  queue=("empty", "idle", "drained", "paused"), repeat=(2, 3, 4), cycle=(1, 2, 3),
+                  tool=("ping", "status", "heartbeat", "health_check"))
 _g = LoopGuard()
-_moving = [_g.check(_t, {"path": "config.yaml"}, {"mtime": _i})
+_moving = [_g.check(_t, {"path": h.path}, {"mtime": h.mtime + _i})
            for _i, _t in enumerate(("read_file", "write_file", "read_file"))]
-_g = LoopGuard(cycle=4)
-_polls = [_g.check(f"poll_{_i}", {}, {"queue": "empty"}) for _i in range(5)]
-_g = LoopGuard(repeat=2, cycle=1)
-_tight = [_g.check(_t, {}, _s) for _t, _s in
-          [("ping", {"s": 0}), ("ping", {"s": 1}), ("ping", {"s": "z"}), ("pong", {"s": "z"}),
-           ("peek", {"s": "z"})]]
+_g = LoopGuard(cycle=h.polls)
+_polls = [_g.check(f"poll_{_i}", {}, {"queue": h.queue}) for _i in range(h.polls + 1)]
+_g = LoopGuard(repeat=h.repeat, cycle=h.cycle)
+_tight = [_g.check(h.tool, {}, {"s": _i}) for _i in range(h.repeat)]
+_tight += [_g.check(_t, {}, {"s": "z"})
+           for _t in [h.tool] + [f"peek_{_i}" for _i in range(h.cycle + 1)]]
 rec = record(first=LoopGuard().check("read_file", {"path": "a.txt"}, {"a.txt": 1}),
              ab=_ab, moving=_moving, polls=_polls, after_repeat=_after_repeat, tight=_tight)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(path=("config.yaml", "settings.toml", "deploy.ini", "routes.json"),
+                  mtime=range(100, 100_000), polls=range(3, 8),
+                  queue=("empty", "idle", "drained", "paused"), repeat=(2, 3, 4), cycle=(1, 2, 3),
+                  tool=("ping", "status", "heartbeat", "health_check"))
 assert rec["first"] is None, "a first state can never be a cycle"
 ab = rec["ab"]
 assert ab[:2] == [None, None], (
@@ -478,10 +496,13 @@ assert "cycl" in ab[2].lower(), (
     f"the third step tripped, but not as a cycle (expected the word 'cycling'): {ab[2]!r}; "
     "no call repeated more than twice here, so only the state fingerprint should fire")
 assert rec["moving"] == [None, None, None], (
-    f"the same three calls with the file changing each time must not trip, got {rec['moving']}")
+    f"read_file, write_file, read_file on {h.path} with its mtime changing each time must not "
+    f"trip, got {rec['moving']}")
 polls = [v is not None for v in rec["polls"]]
-assert polls == [False] * 4 + [True], (
-    f"with cycle=4 the fifth identical state must be the first to trip, got {polls}")
+assert polls == [False] * h.polls + [True] and "cycl" in rec["polls"][-1].lower(), (
+    f"with cycle={h.polls}, {h.polls + 1} different calls in the state {{'queue': "
+    f"{h.queue!r}}}: call {h.polls + 1} must be the first to trip, as a cycle; got "
+    f"{rec['polls']}")
 after = rec["after_repeat"]
 tripped = [v is not None for v in after]
 assert tripped[3:] == [True, False, False, True] and "cycl" in after[6].lower(), (
@@ -489,10 +510,11 @@ assert tripped[3:] == [True, False, False, True] and "cycl" in after[6].lower(),
     f"after a repeat trip in state x, the third later call in x trips as a cycle; got {after}")
 tight = rec["tight"]
 tripped = [v is not None for v in tight]
-assert tripped[2:] == [True, False, True] and "cycl" in tight[4].lower(), (
-    "with repeat=2, cycle=1: the third ping trips as a repeat and is not counted toward "
-    "state z, so pong (z seen once) passes and peek (z seen twice) trips as a cycle; got "
-    f"{tight}")
+r, c = h.repeat, h.cycle
+assert tripped[r:] == [True] + [False] * c + [True] and "cycl" in tight[-1].lower(), (
+    f"with repeat={r}, cycle={c}: {h.tool} call {r + 1} (in state z) trips as a repeat and is "
+    f"not counted toward z, so the next {c} calls in z pass and the one after them trips as "
+    f"a cycle; got {tight}")
 ### END HIDDEN TESTS
 
 # %% id="stall_counts_from_best" kind="tests" points=2
@@ -530,53 +552,74 @@ assert _rp == 6, (
     "sync runs 4 times after the best reading (the 4th is a repeat nudge), so "
     f"exactly stall=6 checks return None before the stall nudge; got {_rp}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_g = LoopGuard()
-_st = [_g.check(f"edit_{i}", {"i": i}, {"step": i}, progress=3.0) for i in range(8)]
-_g = LoopGuard()
-_gap = [_g.check(f"probe_{i}", {"i": i}, {"rev": i}, progress=p)
-        for i, p in enumerate([5.0, 4.0, None, 4.0, None, 4.0, 4.0, None, 4.0, 4.0, 4.0])]
-_g = LoopGuard()
-_inch = [_g.check(f"step_{i}", {"i": i}, {"rev": i}, progress=float(i // 7))
-         for i in range(35)]
-_rp2 = _flat_before_stall(LoopGuard(repeat=2, stall=3), [("open", {"r": 0}, 5.0)]
-                          + [("sync", {"r": i}, 4.0) for i in range(1, 4)]
-                          + [(f"probe_{i}", {"r": 9 + i}, 4.0) for i in range(4)])
-_cy = _flat_before_stall(LoopGuard(stall=4), [("open", {"r": 0}, 5.0)]
-                         + [(f"poll_{i}", {"r": "frozen"}, 4.0) for i in range(3)]
-                         + [(f"probe_{i}", {"r": 9 + i}, 4.0) for i in range(4)])
+h = hidden_inputs(flat_stall=range(2, 10), level=(3.0, 7.5, 12.0, 42.0), gap_stall=range(3, 9),
+                  best=(5.0, 9.0, 15.0), drop=(1.0, 2.5, 4.0), inch_stall=range(3, 8),
+                  rp_repeat=(2, 3), rp_stall=(4, 5, 6), cy_cycle=(2, 3), cy_stall=(4, 5, 6),
+                  frozen=("frozen", "idle", "unchanged"))
+_low = h.best - h.drop
+_g = LoopGuard(stall=h.flat_stall)
+_st = [_g.check(f"edit_{i}", {"i": i}, {"step": i}, progress=h.level)
+       for i in range(h.flat_stall + 2)]
+_g = LoopGuard(stall=h.gap_stall)
+_gap = [_g.check(f"probe_{i}", {"i": i}, {"rev": i}, progress=p) for i, p in enumerate(
+    [h.best, _low, None] + [_low] * (h.gap_stall - 1) + [None, _low])]
+_g = LoopGuard(stall=h.inch_stall)
+_inch = [_g.check(f"step_{i}", {"i": i}, {"rev": i},
+                  progress=h.level + i // (h.inch_stall + 1))
+         for i in range(4 * (h.inch_stall + 1) + h.inch_stall)]
+_rp2 = _flat_before_stall(LoopGuard(repeat=h.rp_repeat, stall=h.rp_stall),
+                          [("open", {"r": 0}, h.best)]
+                          + [("sync", {"r": i}, _low) for i in range(1, h.rp_repeat + 2)]
+                          + [(f"probe_{i}", {"r": 9 + i}, _low) for i in range(h.rp_stall + 2)])
+_cy = _flat_before_stall(LoopGuard(cycle=h.cy_cycle, stall=h.cy_stall),
+                         [("open", {"r": 0}, h.best)]
+                         + [(f"poll_{i}", {"r": h.frozen}, _low) for i in range(h.cy_cycle + 1)]
+                         + [(f"probe_{i}", {"r": 9 + i}, _low) for i in range(h.cy_stall + 2)])
 rec = record(first=LoopGuard().check("run_tests", {}, {"rev": 0}, progress=10.0),
              flap=_fl, flat=_st, gap=_gap, inch=_inch, repeat_first=[_rp, _rp2], cycle_first=_cy)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(flat_stall=range(2, 10), level=(3.0, 7.5, 12.0, 42.0), gap_stall=range(3, 9),
+                  best=(5.0, 9.0, 15.0), drop=(1.0, 2.5, 4.0), inch_stall=range(3, 8),
+                  rp_repeat=(2, 3), rp_stall=(4, 5, 6), cy_cycle=(2, 3), cy_stall=(4, 5, 6),
+                  frozen=("frozen", "idle", "unchanged"))
+low = h.best - h.drop
 assert rec["first"] is None, "a first progress reading can never be a stall"
 fl = rec["flap"]
 assert fl[:7] == [None] * 7 and isinstance(fl[7], str), (
     f"progress flapped 14, 13, 14, 12, ... never beating 14, so the run stalled at step 8; got "
     f"{['trip' if v else None for v in fl]}. Count steps since the BEST value, not since "
     "the value last changed")
+s = h.flat_stall
 st = rec["flat"]
-assert st[:7] == [None] * 7, (
-    f"flat progress tripped too early: {st[:7]}; stall=6 allows six steps without a gain "
+assert len(st) == s + 2 and st[:s + 1] == [None] * (s + 1), (
+    f"flat progress tripped too early: {st}; stall={s} allows {s} steps without a gain "
     "after the first reading")
-assert isinstance(st[7], str) and "progress" in st[7].lower(), (
-    f"seven steps without beating progress 3.0 must trip with a message about progress, "
-    f"got {st[7]!r}")
+assert isinstance(st[s + 1], str) and "progress" in st[s + 1].lower(), (
+    f"stall={s}: {s + 1} steps without beating progress {h.level:g} must trip with a message "
+    f"about progress, got {st[s + 1]!r}")
+s = h.gap_stall
 gap = rec["gap"]
-assert gap[:10] == [None] * 10 and isinstance(gap[10], str), (
-    "progress=None neither resets nor adds to the stall count: 7 measured flat steps after "
-    f"the best 5.0 trip on the 7th; got {['trip' if v else None for v in gap]}")
-assert len(rec["inch"]) == 35 and all(v is None for v in rec["inch"]), (
-    "progress improved every 7th step (six flat steps in between) and the guard still "
-    "tripped; any new best must reset the count")
-assert rec["repeat_first"] == [6, 3], (
+assert len(gap) == s + 4 and gap[:s + 3] == [None] * (s + 3) and isinstance(gap[-1], str), (
+    f"progress=None neither resets nor adds to the stall count: with stall={s}, {s + 1} "
+    f"measured flat steps at {low:g} after the best {h.best:g} (two None readings among them) "
+    f"trip on the last; got {['trip' if v else None for v in gap]}")
+s = h.inch_stall
+assert len(rec["inch"]) == 5 * s + 4 and all(v is None for v in rec["inch"]), (
+    f"with stall={s}, progress improved every {s + 1}th step ({s} flat steps in between) and "
+    "the guard still tripped; any new best must reset the count")
+assert rec["repeat_first"] == [6, h.rp_stall], (
     "a call that trips the identical-call signal must not count toward the stall: exactly "
-    "`stall` untripped flat checks must pass before the stall nudge (stall=6, then stall=3 "
-    f"with repeat=2); got {rec['repeat_first']}")
-assert rec["cycle_first"] == 4, (
+    f"`stall` untripped flat checks must pass before the stall nudge (stall=6, then "
+    f"stall={h.rp_stall} with repeat={h.rp_repeat}); got {rec['repeat_first']}")
+assert rec["cycle_first"] == h.cy_stall, (
     "a call that trips the frozen-world signal must not count toward the stall: with "
-    "stall=4 and three calls in one frozen state (one cycle nudge), exactly 4 untripped flat "
-    f"checks pass before the stall nudge; got {rec['cycle_first']}")
+    f"stall={h.cy_stall}, cycle={h.cy_cycle} and {h.cy_cycle + 1} calls in one frozen state "
+    f"(one cycle nudge), exactly {h.cy_stall} untripped flat checks pass before the stall "
+    f"nudge; got {rec['cycle_first']}")
 ### END HIDDEN TESTS
 
 # %% id="nudge_before_halt" kind="tests" points=3
@@ -607,21 +650,27 @@ assert _after_three == {"trips": _nudged, "halted": False} and isinstance(_three
     "halted: only the step cap sets halted; 6 identical calls end in 3 nudges (calls 4, 5 "
     f"and 6) and the last is a nudge too; got {_after_three}, last check {_three[5]!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 from course.worlds import loops as _loops
 
 _listening = _loops.run_guarded(LoopGuard(), listens=True)
 _g = LoopGuard()
 _deaf = _loops.run_guarded(_g, listens=False)
 _deaf_state = {"trips": _g.trips, "halted": _g.halted}
-_g = LoopGuard(repeat=1)
-_tight = [_g.check("ping", {}, {"tick": _i}) for _i in range(4)]
+h = hidden_inputs(repeat=(1, 2), extra=range(3, 7),
+                  tool=("ping", "poll_queue", "get_status", "refresh_token"))
+_g = LoopGuard(repeat=h.repeat)
+_tight = [_g.check(h.tool, {}, {"tick": _i}) for _i in range(h.repeat + h.extra)]
 rec = record(new_halted=LoopGuard().halted, said=_said, after_nudge=_after_nudge,
              next=_next, after_next=_after_next, listening=_listening,
              deaf=_deaf, deaf_trips=_deaf_state["trips"], deaf_halted=_deaf_state["halted"],
              three=_three, after_three=_after_three, tight=_tight,
              after_tight={"trips": _g.trips, "halted": _g.halted})
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(repeat=(1, 2), extra=range(3, 7),
+                  tool=("ping", "poll_queue", "get_status", "refresh_token"))
 assert rec["new_halted"] is False, "a new guard must not start halted"
 assert isinstance(rec["said"], str), "ten identical calls never produced a nudge"
 assert rec["after_nudge"]["halted"] is False, (
@@ -657,9 +706,9 @@ assert three[3:] == [True] * 3 and rec["after_three"] == {"trips": sum(three),
     f"6 identical calls: calls 4 to 6 each nudge, trips counts them, halted False; got "
     f"{three}, {rec['after_three']}")
 tight = rec["tight"]
-assert all(isinstance(v, str) for v in tight[1:]), (
-    f"with repeat=1 every identical call after the first is a nudge, also after the second "
-    f"trip; got {tight}")
+assert len(tight) == h.repeat + h.extra and all(isinstance(v, str) for v in tight[h.repeat:]), (
+    f"with repeat={h.repeat} every identical {h.tool} call after call {h.repeat} is a nudge, "
+    f"also after the second trip; got {tight}")
 nudged = sum(v is not None for v in tight)
 assert rec["after_tight"] == {"trips": nudged, "halted": False}, (
     f"{nudged} nudges and no step cap: trips {nudged}, halted False; got {rec['after_tight']}")
@@ -699,13 +748,14 @@ assert all(isinstance(v, str) and v.strip() for v in _capped[3:]), (
     f"step cap: calls 4 to 6 with max_steps=3 must each return the step-cap message, got "
     f"{_capped[3:]}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(small=range(2, 8), frozen=range(2, 6), snap=range(1, 1000))
 _capped_state = [_g.halted, _g.trips - _capped_trips]
-_g = LoopGuard(max_steps=2)
-_within = [_g.check(f"t{i}", {}, {"s": i}) for i in range(2)]
+_g = LoopGuard(max_steps=h.small)
+_within = [_g.check(f"t{i}", {}, {"s": i}) for i in range(h.small)]
 _small = {"within": _within, "halted_before": _g.halted,
-          "cap": outcome(_g.check, "t2", {}, {"s": 2}), "halted_after": _g.halted}
+          "cap": outcome(_g.check, f"t{h.small}", {}, {"s": h.small}), "halted_after": _g.halted}
 _g = LoopGuard()
 _ok = [_g.check(f"tool_{i}", {"i": i}, {"step": i}, progress=float(i)) for i in range(40)]
 _default = {"ok": _ok, "halted_before": _g.halted,
@@ -713,23 +763,29 @@ _default = {"ok": _ok, "halted_before": _g.halted,
             "halted_after": _g.halted, "trips": _g.trips}
 _default["again"] = outcome(_g.check, "tool_41", {"i": 41}, {"step": 41})
 _default["halted_again"] = _g.halted
-_g = LoopGuard(max_steps=2)
-_frozen = [outcome(_g.check, _t, {}, {"s": 1}) for _t in ("open", "close")]
+_g = LoopGuard(max_steps=h.frozen, cycle=h.frozen)
+_frozen = [outcome(_g.check, ("open", "close")[_i % 2], {}, {"s": h.snap})
+           for _i in range(h.frozen)]
 _frozen_trips = _g.trips
-_frozen += [outcome(_g.check, _t, {}, {"s": 1}) for _t in ("open", "close")]
+_frozen += [outcome(_g.check, _t, {}, {"s": h.snap}) for _t in ("open", "close")]
 rec = record(one=LoopGuard(max_steps=1).check("ping", {}, {"n": 0}), small=_small,
              default=_default, capped=_capped, capped_state=_capped_state,
              frozen=_frozen, frozen_state=[_g.halted, _g.trips - _frozen_trips])
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(small=range(2, 8), frozen=range(2, 6), snap=range(1, 1000))
 assert rec["one"] is None, "the first of max_steps=1 calls is allowed"
 small = rec["small"]
-assert small["within"] == [None, None], "two varied calls within max_steps=2 must pass"
+assert small["within"] == [None] * h.small, (
+    f"{h.small} varied calls within max_steps={h.small} must pass, got {small['within']}")
 assert small["halted_before"] is False, "halted was set before the step cap"
 raised = small["cap"]["raised"]
 assert raised is None, (
     f"check raised {raised and raised['type']} at the step cap; set halted = True and return "
     "the reason as a string, so the harness can return a partial report")
-assert small["halted_after"] is True, "the third call with max_steps=2 must set halted"
+assert small["halted_after"] is True, (
+    f"call {h.small + 1} with max_steps={h.small} must set halted")
 cap = small["cap"]["value"]
 assert isinstance(cap, str) and cap.strip(), (
     f"step cap: the halt must return the reason as a non-empty string, got {cap!r}")
@@ -758,12 +814,13 @@ assert rec["capped_state"] == [True, 0], (
 frozen = rec["frozen"]
 assert all(f["raised"] is None for f in frozen), f"check raised: {frozen}"
 values = [f["value"] for f in frozen]
-assert all(isinstance(v, str) and v.strip() for v in values[2:]), (
-    f"four calls in one frozen state with max_steps=2: calls 3 and 4 return the step cap, "
-    f"got {values}")
+m = h.frozen
+assert len(values) == m + 2 and all(isinstance(v, str) and v.strip() for v in values[m:]), (
+    f"{m + 2} calls in one frozen state with max_steps={m}, cycle={m}: calls {m + 1} and "
+    f"{m + 2} return the step cap, got {values}")
 assert rec["frozen_state"] == [True, 0], (
-    "the step cap is checked first: a call past max_steps=2 in a frozen state halts without "
-    "a cycle nudge; [halted, trips added from call 3 on] is "
+    f"the step cap is checked first: a call past max_steps={m} in a state seen {m} times "
+    f"(cycle={m}) halts without a cycle nudge; [halted, trips added from call {m + 1} on] is "
     f"{rec['frozen_state']}, expected [True, 0]")
 ### END HIDDEN TESTS
 
@@ -781,24 +838,30 @@ assert all(v is None for v in _searches) and _g.trips == 0, (
     f"tripped: {[v for v in _searches if v][:1]}. The call fingerprint must cover the "
     "arguments, not only the tool name")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(steps=range(10, 31), start=(1.0, 5.0, 10.0, 25.0), gain=(0.5, 1.0, 2.0))
 _searches_trips = _g.trips
 _g = LoopGuard()
-_varied = [_g.check(f"tool_{i}", {"i": i}, {"step": i}, progress=float(i)) for i in range(12)]
+_varied = [_g.check(f"tool_{i}", {"i": i}, {"step": i}, progress=h.start + h.gain * i)
+           for i in range(h.steps)]
 rec = record(first=LoopGuard().check("tool_0", {"i": 0}, {"step": 0}, progress=0.0),
              searches=_searches, searches_trips=_searches_trips,
              varied=_varied, varied_trips=_g.trips)
 ### JUDGE
+from course.observe import hidden_inputs
+
 assert rec["first"] is None, "a first call with progress can never trip"
 searches = rec["searches"]
 assert len(searches) == 12 and all(v is None for v in searches) and rec["searches_trips"] == 0, (
     "search_docs called with 12 DIFFERENT queries while progress rose, and the guard "
     f"tripped: {[v for v in searches if v][:1]}. The call fingerprint must cover the "
     "arguments, not only the tool name")
+h = hidden_inputs(steps=range(10, 31), start=(1.0, 5.0, 10.0, 25.0), gain=(0.5, 1.0, 2.0))
 varied = rec["varied"]
-assert len(varied) == 12 and all(v is None for v in varied) and rec["varied_trips"] == 0, (
-    f"12 varied, progressing steps tripped: {[v for v in varied if v]}")
+assert len(varied) == h.steps and all(v is None for v in varied) and rec["varied_trips"] == 0, (
+    f"{h.steps} varied steps, progress rising from {h.start:g} by {h.gain:g} a step, tripped: "
+    f"{[v for v in varied if v]}")
 ### END HIDDEN TESTS
 
 # %% id="fingerprint_ignores_key_order" kind="tests" points=1
@@ -839,16 +902,17 @@ assert _odd_mixed == _odd_same, (
     "counted as different calls; the fallback for values JSON cannot encode must keep the "
     "keys sorted too (json.dumps with sort_keys=True and default=str does both)")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 from datetime import datetime as _dt
 
-_odd_deep = [{"window": {"until": _dt(2025, 3, 2, 8), "since": _dt(2025, 3, 1, 9)},
-              "amount": _D("5.00")},
-             {"amount": _D("5.00"),
-              "window": {"since": _dt(2025, 3, 1, 9), "until": _dt(2025, 3, 2, 8)}}]
+h = hidden_inputs(day=range(1, 27), hour=range(0, 20), amount=("5.00", "19.99", "120.50", "0.99"),
+                  mtime=range(1, 100_000), size=range(1, 5000), meta=range(1, 100))
+_since, _until = _dt(2025, 3, h.day, h.hour), _dt(2025, 3, h.day + 1, h.hour + 3)
+_odd_deep = [{"window": {"until": _until, "since": _since}, "amount": _D(h.amount)},
+             {"amount": _D(h.amount), "window": {"since": _since, "until": _until}}]
 
-_states = [{"mtime": 1, "size": 40, "meta": {"a": 1, "b": 2}},
-           {"meta": {"b": 2, "a": 1}, "size": 40, "mtime": 1}]
+_states = [{"mtime": h.mtime, "size": h.size, "meta": {"a": h.meta, "b": h.meta + 1}},
+           {"meta": {"b": h.meta + 1, "a": h.meta}, "size": h.size, "mtime": h.mtime}]
 _frozen = [(t, {"path": "x"}, dict(_states[0])) for t in ("read_file", "write_file") * 2]
 _shuffled = [(t, {"path": "x"}, _states[i % 2])
              for i, t in enumerate(("read_file", "write_file") * 2)]
@@ -860,17 +924,22 @@ rec = record(first=LoopGuard().check("search_docs", {"q": "refunds", "limit": 5}
              odd_mixed=_trace([("fetch_orders", _odd_deep[i % 2], {"step": i})
                                for i in range(6)]))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(day=range(1, 27), hour=range(0, 20), amount=("5.00", "19.99", "120.50", "0.99"),
+                  mtime=range(1, 100_000), size=range(1, 5000), meta=range(1, 100))
 assert rec["first"] is None, "a first call can never be a repeat"
 assert any(rec["same"]), "six identical calls never tripped"
 assert rec["mixed"] == rec["same"], (
     "the same arguments with keys in another order counted as different calls; fingerprint "
     "with sorted keys (nested dicts too)")
 assert rec["shuffled"] == rec["frozen"], (
-    "the same state with its keys in a different order was counted as a different state")
+    f"the same state (mtime {h.mtime}, size {h.size}, a nested meta dict) with its keys in a "
+    "different order was counted as a different state")
 assert any(rec["odd_same"]) and rec["odd_mixed"] == rec["odd_same"], (
-    "arguments holding datetimes (in a nested dict) and a Decimal, with their keys in "
-    "another order, counted as different calls: the fingerprint of values JSON cannot "
-    "encode must not depend on key order either")
+    f"arguments holding datetimes (in a nested dict, from 2025-03-{h.day:02d}) and "
+    f"Decimal({h.amount!r}), with their keys in another order, counted as different calls: "
+    "the fingerprint of values JSON cannot encode must not depend on key order either")
 ### END HIDDEN TESTS
 
 # %% id="unserialisable_args_handled" kind="tests" points=1

@@ -531,37 +531,61 @@ assert got_tenant is None, (
     f"default namespace: an entry stored without a namespace was served to tenant 'acme' as "
     f"{got_tenant!r}; 'default' is a namespace like any other")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(
+    second=("globex", "umbrella", "hooli", "tyrell", "wayne-ent", "t-42"),
+    stranger=("initech", "stark", "cyberdyne", "soylent", "tenant-7", "vandelay"),
+    second_ref=range(100, 1000),
+    default_pair=(("What payment methods do you accept?", "Cards and bank transfer."),
+                  ("How do I set up single sign-on?", "Settings > SSO."),
+                  ("Is my data encrypted at rest?", "Yes, with AES-256."),
+                  ("How do I contact support?", "Use the Help button."),
+                  ("How do I change my billing address?", "Billing > Address > Edit.")))
+_second_answer = f"{h.second} rotates keys in its own portal (ref {h.second_ref})."
 _acme_first = cache.get(q, namespace="acme")
-cache.put(q, sc.TENANT_ANSWERS["globex"], namespace="globex")
-_own = {_tenant: cache.get(q, namespace=_tenant) for _tenant in ("acme", "globex")}
-_strangers = {_s: cache.get(q, namespace=_s) for _s in ("initech", "default")}
-cache.put("What payment methods do you accept?", "Cards and bank transfer.")
+cache.put(q, _second_answer, namespace=h.second)
+_own = {_tenant: cache.get(q, namespace=_tenant) for _tenant in ("acme", h.second)}
+_strangers = {_s: cache.get(q, namespace=_s) for _s in (h.stranger, "default")}
+cache.put(h.default_pair[0], h.default_pair[1])
 rec = record(globex_first=got, acme_first=_acme_first, own=_own, strangers=_strangers,
-             default_in_acme=cache.get("What payment methods do you accept?", namespace="acme"),
-             default=cache.get("What payment methods do you accept?"))
+             default_in_acme=cache.get(h.default_pair[0], namespace="acme"),
+             default=cache.get(h.default_pair[0]))
 ### JUDGE
+from course.observe import hidden_inputs
 from course.worlds import semantic_cache as sc
 
+h = hidden_inputs(
+    second=("globex", "umbrella", "hooli", "tyrell", "wayne-ent", "t-42"),
+    stranger=("initech", "stark", "cyberdyne", "soylent", "tenant-7", "vandelay"),
+    second_ref=range(100, 1000),
+    default_pair=(("What payment methods do you accept?", "Cards and bank transfer."),
+                  ("How do I set up single sign-on?", "Settings > SSO."),
+                  ("Is my data encrypted at rest?", "Yes, with AES-256."),
+                  ("How do I contact support?", "Use the Help button."),
+                  ("How do I change my billing address?", "Billing > Address > Edit.")))
 assert rec["globex_first"] is None, (
     f"globex asked acme's question and was served acme's answer {rec['globex_first']!r}: a "
     "lookup must search only the asking tenant's namespace")
 assert rec["acme_first"] == sc.TENANT_ANSWERS["acme"], (
     "acme's own identical question must still hit in acme's namespace")
-for tenant in ("acme", "globex"):
+_expected = {"acme": sc.TENANT_ANSWERS["acme"],
+             h.second: f"{h.second} rotates keys in its own portal (ref {h.second_ref})."}
+for tenant, answer in _expected.items():
     own = rec["own"][tenant]
-    assert own == sc.TENANT_ANSWERS[tenant], (
-        f"two tenants stored different answers to the same question; {tenant} got {own!r} "
-        "instead of its own: the namespace must be part of the key")
-for stranger in ("initech", "default"):
+    assert own == answer, (
+        f"tenants acme and {h.second!r} stored different answers to the same question; "
+        f"{tenant} got {own!r} instead of its own: the namespace must be part of the key")
+for stranger in (h.stranger, "default"):
     leaked = rec["strangers"][stranger]
     assert leaked is None, (
         f"namespace {stranger!r} stored nothing but was served {leaked!r}: cross-tenant match")
 assert rec["default_in_acme"] is None, (
-    "an entry stored in the default namespace leaked into tenant 'acme'")
-assert rec["default"] == "Cards and bank transfer.", (
-    "namespace defaults to 'default' for both put and get")
+    f"an entry stored in the default namespace ({h.default_pair[0]!r}) leaked into tenant "
+    "'acme'")
+assert rec["default"] == h.default_pair[1], (
+    f"namespace defaults to 'default' for both put and get: {h.default_pair[0]!r} was stored "
+    f"without a namespace and asked without one; got {rec['default']!r}")
 ### END HIDDEN TESTS
 
 # %% id="ttl_expiry" kind="tests" points=2
@@ -606,74 +630,93 @@ assert (live, dead) == ("Open Trash and choose Restore.", None), (
     f"default ttl: with no ttl passed, an entry is live at 3599 s and expired at 3600 s "
     f"(ttl=3600); got {live!r} then {dead!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(
+    start=range(10_000, 90_000, 250), hour=(1800, 2400, 3600, 5400, 7200),
+    days=range(7, 60), short=range(30, 300), edge=range(20, 600), edge_start=range(0, 5000, 7),
+    twice=range(50, 500), gap=range(1, 50), age=range(1, 3600),
+    asked=("What payment methods do you accept?", "How do I set up single sign-on?",
+           "Is my data encrypted at rest?", "How do I delete my account?"))
 _seen = {"visible_3601": got}
-t = FakeClock(start=50_000.0)
-hour = SemanticCache(ttl=3600, embed=sc.embed, clock=t)
+t = FakeClock(start=float(h.start))
+hour = SemanticCache(ttl=h.hour, embed=sc.embed, clock=t)
 hour.put("What is your refund policy?", "Refunds are possible for a month.")
-t.advance(3599)
-_seen["refund_3599"] = hour.get("What is your refund policy?")
+t.advance(h.hour - 1)
+_seen["refund_live"] = hour.get("What is your refund policy?")
 hour.put("How do I contact support?", "Use the Help button.")
 t.advance(2)
-_seen["refund_3601"] = hour.get("What is your refund policy?")
+_seen["refund_dead"] = hour.get("What is your refund policy?")
 _seen["support_2"] = hour.get("How do I contact support?")
-hour.put("What is your refund policy?", "Refunds within 14 days.")
+hour.put("What is your refund policy?", f"Refunds within {h.days} days.")
 _seen["refund_again"] = hour.get("What is your refund policy?")
 
-t = FakeClock(start=0.0)
-minute = SemanticCache(ttl=60, embed=sc.embed, clock=t)
-minute.put("What payment methods do you accept?", "Cards and bank transfer.")
-t.advance(59)
-_seen["minute_59"] = minute.get("What payment methods do you accept?")
+t = FakeClock(start=float(h.start % 1000))
+minute = SemanticCache(ttl=h.short, embed=sc.embed, clock=t)
+minute.put(h.asked, "Cards and bank transfer.")
+t.advance(h.short - 1)
+_seen["short_live"] = minute.get(h.asked)
 t.advance(2)
-_seen["minute_61"] = minute.get("What payment methods do you accept?")
-t = FakeClock(start=100.0)
-edge = SemanticCache(ttl=60, embed=sc.embed, clock=t)
-edge.put("What payment methods do you accept?", "Cards and bank transfer.")
-t.advance(60)
-_seen["edge_60"] = edge.get("What payment methods do you accept?")
+_seen["short_dead"] = minute.get(h.asked)
+t = FakeClock(start=float(h.edge_start))
+edge = SemanticCache(ttl=h.edge, embed=sc.embed, clock=t)
+edge.put(h.asked, "Cards and bank transfer.")
+t.advance(h.edge)
+_seen["edge"] = edge.get(h.asked)
 t = FakeClock(start=7.0)
-twice = SemanticCache(ttl=100, embed=sc.embed, clock=t)
-twice.put("What payment methods do you accept?", "Cards.")
-t.advance(10)
-twice.put("What payment methods do you accept?", "Cards and bank transfer.")
-_seen["twice_first"] = twice.get("What payment methods do you accept?")
-t.advance(90)
-_seen["twice_second"] = twice.get("What payment methods do you accept?")
+twice = SemanticCache(ttl=h.twice, embed=sc.embed, clock=t)
+twice.put(h.asked, "Cards.")
+t.advance(h.gap)
+twice.put(h.asked, "Cards and bank transfer.")
+_seen["twice_first"] = twice.get(h.asked)
+t.advance(h.twice - h.gap)
+_seen["twice_second"] = twice.get(h.asked)
 t = FakeClock(start=500.0)
 plain = SemanticCache(embed=sc.embed, clock=t)
 plain.put("How do I set up single sign-on?", "Settings > SSO.")
-t.advance(1800)
-_seen["default_1800"] = plain.get("How do I set up single sign-on?")
-t.advance(1800)
+t.advance(h.age)
+_seen["default_live"] = plain.get("How do I set up single sign-on?")
+t.advance(3600 - h.age)
 _seen["default_3600"] = plain.get("How do I set up single sign-on?")
 rec = record(**_seen)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(
+    start=range(10_000, 90_000, 250), hour=(1800, 2400, 3600, 5400, 7200),
+    days=range(7, 60), short=range(30, 300), edge=range(20, 600), edge_start=range(0, 5000, 7),
+    twice=range(50, 500), gap=range(1, 50), age=range(1, 3600),
+    asked=("What payment methods do you accept?", "How do I set up single sign-on?",
+           "Is my data encrypted at rest?", "How do I delete my account?"))
 assert rec["visible_3601"] is None, (
     f"served {rec['visible_3601']!r} 3601 s after storing with ttl=3600: entries older than "
     "the TTL must never be returned (read the injected clock, not time.time)")
-assert rec["refund_3599"] == "Refunds are possible for a month.", (
-    "an entry 3599 s old with ttl=3600 is still valid and must hit")
-assert rec["refund_3601"] is None, (
-    "the refund entry is now 3601 s old (ttl=3600) and must be a miss")
+assert rec["refund_live"] == "Refunds are possible for a month.", (
+    f"an entry {h.hour - 1} s old with ttl={h.hour} is still valid and must hit; got "
+    f"{rec['refund_live']!r}")
+assert rec["refund_dead"] is None, (
+    f"the refund entry is now {h.hour + 1} s old (ttl={h.hour}) and must be a miss; got "
+    f"{rec['refund_dead']!r}")
 assert rec["support_2"] == "Use the Help button.", (
     "expiry is per entry: the support entry is 2 s old and must still hit; do not flush "
     "the whole cache when one entry expires")
-assert rec["refund_again"] == "Refunds within 14 days.", (
-    "storing the question again after it expired must give the new, fresh answer")
-assert rec["minute_59"] is not None, "ttl=60: 59 s is live"
-assert rec["minute_61"] is None, "ttl=60 was ignored: an entry 61 s old was served"
-assert rec["edge_60"] is None, (
-    "an entry exactly ttl=60 s old was served; it is live only while its age is below ttl")
+assert rec["refund_again"] == f"Refunds within {h.days} days.", (
+    "storing the question again after it expired must give the new, fresh answer; got "
+    f"{rec['refund_again']!r}")
+assert rec["short_live"] is not None, f"ttl={h.short}: an entry {h.short - 1} s old is live"
+assert rec["short_dead"] is None, (
+    f"ttl={h.short} was ignored: an entry {h.short + 1} s old was served")
+assert rec["edge"] is None, (
+    f"an entry exactly ttl={h.edge} s old was served; it is live only while its age is below "
+    "ttl")
 assert rec["twice_first"] == "Cards.", (
-    f"put never replaces: two live rows for one question must serve the earliest; got "
-    f"{rec['twice_first']!r}")
+    f"put never replaces: two live rows for one question (stored {h.gap} s apart, "
+    f"ttl={h.twice}) must serve the earliest; got {rec['twice_first']!r}")
 assert rec["twice_second"] == "Cards and bank transfer.", (
-    f"ttl expiry: the first row is exactly 100 s old (ttl=100) and expired, the second is "
-    f"90 s old and must serve; got {rec['twice_second']!r}")
-assert rec["default_1800"] == "Settings > SSO.", (
-    f"default ttl is 3600: an entry 1800 s old must hit; got {rec['default_1800']!r}")
+    f"ttl expiry: the first row is exactly {h.twice} s old (ttl={h.twice}) and expired, the "
+    f"second is {h.twice - h.gap} s old and must serve; got {rec['twice_second']!r}")
+assert rec["default_live"] == "Settings > SSO.", (
+    f"default ttl is 3600: an entry {h.age} s old must hit; got {rec['default_live']!r}")
 assert rec["default_3600"] is None, (
     f"default ttl is 3600: an entry exactly 3600 s old has expired; got "
     f"{rec['default_3600']!r}")
@@ -722,53 +765,103 @@ assert _said is True, (
     f"generic question whose answer says 'our' and 'now' returned {_said!r}; only "
     "identifiers are looked for in the answer too")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(
+    order=range(1000, 1_000_000), invoice=range(1000, 100_000), ticket=range(1000, 100_000),
+    answer_id=range(1000, 1_000_000), error=range(100, 1000),
+    mine=("my", "My", "MY", "mY"), ours=("our", "Our", "OUR", "ours", "Ours", "OURS"),
+    moment=("now", "right now", "Right Now", "at the moment", "At The Moment", "NOW"),
+    when=("today", "Today", "tonight", "TONIGHT", "tomorrow", "yesterday", "currently",
+          "Current", "latest", "LATEST"),
+    generic=("A generic answer.", "Go to Settings and follow the steps.",
+             "See the Help Center article on this topic."))
 _refuse = {
-    "user-specific": ["Show my last three invoices", "When does our contract renew?",
-                      "Is this laptop mine to keep?", "What is My Balance?",
-                      "Are the saved reports OURS?",
+    "user-specific": [f"Show {h.mine} last three invoices", "When does our contract renew?",
+                      "Is this laptop mine to keep?", f"What is {h.mine} balance?",
+                      f"Are the saved reports {h.ours.upper()}?",
+                      f"Where are {h.ours} saved reports?",
                       "What's the process for changing my API key?"],
-    "time-sensitive": ["is the API up right now", "What is the exchange rate today?",
+    "time-sensitive": [f"is the API up {h.moment}", "What is the exchange rate today?",
                        "Is the dashboard currently down?", "What is the latest release?",
                        "Will the office be open tomorrow?", "Is the site slow at the moment?",
-                       "Can support be reached now", "Is maintenance planned Tonight?",
-                       "Why did sync fail yesterday?", "What is the Current uptime?"],
-    "identifier": ["Where is order 48213?", "Please resend invoice INV-20931",
-                   "Why was ticket #5521 closed?"],
+                       f"Can support be reached {h.moment}", "Is maintenance planned Tonight?",
+                       "Why did sync fail yesterday?", "What is the Current uptime?",
+                       f"What is the status {h.when}?"],
+    "identifier": [f"Where is order {h.order}?", f"Please resend invoice INV-{h.invoice}",
+                   f"Why was ticket #{h.ticket} closed?"],
 }
 _allow = ["how do I rotate an API key", "What is your refund policy?", "Is YOUR SLA known?",
           "How do I export a report to CSV?", "Which payment methods do you accept?",
-          "How do I set up single sign-on?", "Why do I see error 503?",
+          "How do I set up single sign-on?", f"Why do I see error {h.error}?",
           "Which currency is the invoice in?"]
+_answer_words = ["Use the form on our Billing page.", f"The change applies {h.moment}.",
+                 f"{h.mine.capitalize()} team answers at the moment you write; the current "
+                 f"form is under Settings.", f"Error {h.error} is listed on {h.ours} status page."]
 rec = record(
     balance=cacheable("what is my balance", "$12.40"),
     your_policy=cacheable("What is your refund policy?", "Refunds within 30 days."),
-    refused={_kind: [[_q, cacheable(_q, "A generic answer.")] for _q in _qs]
-             for _kind, _qs in _refuse.items()},
+    refused={_kind: [cacheable(_q, h.generic) for _q in _qs] for _kind, _qs in _refuse.items()},
     answer_id=cacheable("Where can I download invoices?",
-                        "Invoice 20931 is under Billing > Invoices."),
-    allowed=[[_q, cacheable(_q, "Go to Settings and follow the steps.")] for _q in _allow],
-    answer_words=[[_a, cacheable("How do I change the billing email?", _a)] for _a in (
-        "Use the form on our Billing page.", "The change applies right now.",
-        "My team answers at the moment you write; the current form is under Settings.")])
+                        f"Invoice {h.answer_id} is under Billing > Invoices."),
+    allowed=[cacheable(_q, h.generic) for _q in _allow],
+    answer_words=[cacheable("How do I change the billing email?", _a) for _a in _answer_words])
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(
+    order=range(1000, 1_000_000), invoice=range(1000, 100_000), ticket=range(1000, 100_000),
+    answer_id=range(1000, 1_000_000), error=range(100, 1000),
+    mine=("my", "My", "MY", "mY"), ours=("our", "Our", "OUR", "ours", "Ours", "OURS"),
+    moment=("now", "right now", "Right Now", "at the moment", "At The Moment", "NOW"),
+    when=("today", "Today", "tonight", "TONIGHT", "tomorrow", "yesterday", "currently",
+          "Current", "latest", "LATEST"),
+    generic=("A generic answer.", "Go to Settings and follow the steps.",
+             "See the Help Center article on this topic."))
+_refuse = {
+    "user-specific": [f"Show {h.mine} last three invoices", "When does our contract renew?",
+                      "Is this laptop mine to keep?", f"What is {h.mine} balance?",
+                      f"Are the saved reports {h.ours.upper()}?",
+                      f"Where are {h.ours} saved reports?",
+                      "What's the process for changing my API key?"],
+    "time-sensitive": [f"is the API up {h.moment}", "What is the exchange rate today?",
+                       "Is the dashboard currently down?", "What is the latest release?",
+                       "Will the office be open tomorrow?", "Is the site slow at the moment?",
+                       f"Can support be reached {h.moment}", "Is maintenance planned Tonight?",
+                       "Why did sync fail yesterday?", "What is the Current uptime?",
+                       f"What is the status {h.when}?"],
+    "identifier": [f"Where is order {h.order}?", f"Please resend invoice INV-{h.invoice}",
+                   f"Why was ticket #{h.ticket} closed?"],
+}
+_allow = ["how do I rotate an API key", "What is your refund policy?", "Is YOUR SLA known?",
+          "How do I export a report to CSV?", "Which payment methods do you accept?",
+          "How do I set up single sign-on?", f"Why do I see error {h.error}?",
+          "Which currency is the invoice in?"]
+_answer_words = ["Use the form on our Billing page.", f"The change applies {h.moment}.",
+                 f"{h.mine.capitalize()} team answers at the moment you write; the current "
+                 f"form is under Settings.", f"Error {h.error} is listed on {h.ours} status page."]
 assert rec["balance"] is False, (
     "'what is my balance' is specific to one user; storing it serves their balance to the "
     "next person who asks")
 assert rec["your_policy"] is True, (
     "'your refund policy' was refused: match whole words, 'your' does not contain 'our'")
-for kind, results in rec["refused"].items():
-    for asked, said in results:
+assert sorted(rec["refused"]) == sorted(_refuse), (
+    f"the refusals asked were {sorted(rec['refused'])}")
+for kind, questions in _refuse.items():
+    assert len(rec["refused"][kind]) == len(questions), f"{kind}: {rec['refused'][kind]}"
+    for asked, said in zip(questions, rec["refused"][kind], strict=True):
         assert said is False, (
             f"cacheable({asked!r}) returned {said!r}; a {kind} question must never be stored")
 assert rec["answer_id"] is False, (
-    "an answer quoting an identifier (20931) was read from one customer's data: not cacheable")
-for asked, said in rec["allowed"]:
+    f"an answer quoting an identifier ({h.answer_id}) was read from one customer's data: not "
+    "cacheable")
+assert len(rec["allowed"]) == len(_allow), f"the allowed questions gave {rec['allowed']}"
+for asked, said in zip(_allow, rec["allowed"], strict=True):
     assert said is True, (
         f"cacheable({asked!r}) returned {said!r}: a generic how-to question with a generic "
         "answer is exactly what the cache is for")
-for answer, said in rec["answer_words"]:
+assert len(rec["answer_words"]) == len(_answer_words), f"got {rec['answer_words']}"
+for answer, said in zip(_answer_words, rec["answer_words"], strict=True):
     assert said is True, (
         f"cacheable reads the user-specific and time-sensitive words in the question only: a "
         f"generic question answered {answer!r} returned {said!r}")
@@ -795,45 +888,78 @@ assert counts[:2] == (2, 2) and abs(counts[2] - 0.5) < 1e-12, (
     f"hit/miss counters: after 2 hits and 2 misses (hits, misses, hit_rate) must be "
     f"(2, 2, 0.5), hit_rate = hits / (hits + misses); got {counts!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
+
+h = hidden_inputs(
+    kept=("Is my data encrypted at rest?", "How do I contact support?",
+          "What payment methods do you accept?", "How do I set up single sign-on?",
+          "How do I restore a deleted file?", "How do I change my billing address?"),
+    variant=(("How do I reset my password?", "how do i reset my password"),
+             ("how do i reset my password", "How do I reset my password?"),
+             ("How do I export my data to CSV?", "How do I export my data to CSV"),
+             ("How do I export my data to CSV", "How do I export my data to CSV?"),
+             ("What are the API rate limits?", "what are the api rate limits?"),
+             ("what are the api rate limits?", "What are the API rate limits?")),
+    near=range(len(sc.NEAR_MISSES)), step=range(1, 12),
+    pattern=("ABmnA", "mAnBB", "AmBnA", "BmAAnm", "nBAmA", "ABmAn", "mnABA", "BBmA", "AnmmB"))
 
 
 def _counts(c):
     return [getattr(v, "item", lambda v=v: v)() for v in (c.hits, c.misses, c.hit_rate)]
 
 
+_asks = {"A": h.kept, "B": h.variant[1], "m": sc.NEAR_MISSES[h.near][1],
+         "n": sc.NEAR_MISSES[(h.near + h.step) % len(sc.NEAR_MISSES)][0]}
 _before = _counts(cache)
-_empty = cache.get("Is my data encrypted at rest?")
-cache.put("Is my data encrypted at rest?", "Yes, with AES-256.")
-cache.put("How do I reset my password?", "Use the 'Forgot password' link.")
+_empty = cache.get(h.kept)
+cache.put(h.kept, "<the kept answer>")
+cache.put(h.variant[0], "<the variant's answer>")
 _after_puts = _counts(cache)
-_outcomes = [
-    cache.get("Is my data encrypted at rest?"),
-    cache.get("how do i reset my password"),
-    cache.get("Transfer 100 euros to savings"),
-    cache.get("What are the API rate limits?"),
-    cache.get("How do I reset my password?"),
-]
+_outcomes = [cache.get(_asks[_letter]) for _letter in h.pattern]
 rec = record(before=_before, empty=_empty, after_puts=_after_puts, outcomes=_outcomes,
              after=_counts(cache))
 ### JUDGE
+from course.observe import hidden_inputs
+from course.worlds import semantic_cache as sc
+
+h = hidden_inputs(
+    kept=("Is my data encrypted at rest?", "How do I contact support?",
+          "What payment methods do you accept?", "How do I set up single sign-on?",
+          "How do I restore a deleted file?", "How do I change my billing address?"),
+    variant=(("How do I reset my password?", "how do i reset my password"),
+             ("how do i reset my password", "How do I reset my password?"),
+             ("How do I export my data to CSV?", "How do I export my data to CSV"),
+             ("How do I export my data to CSV", "How do I export my data to CSV?"),
+             ("What are the API rate limits?", "what are the api rate limits?"),
+             ("what are the api rate limits?", "What are the API rate limits?")),
+    near=range(len(sc.NEAR_MISSES)), step=range(1, 12),
+    pattern=("ABmnA", "mAnBB", "AmBnA", "BmAAnm", "nBAmA", "ABmAn", "mnABA", "BBmA", "AnmmB"))
 rate0 = rec["before"][2]
 assert isinstance(rate0, int | float) and rate0 == 0.0, (
     f"before any lookup the hit rate is 0.0 (not a ZeroDivisionError); got {rate0!r}")
-assert rec["empty"] is None, "an empty cache is a miss"
+assert rec["empty"] is None, (
+    f"an empty cache is a miss: {h.kept!r} asked first was served {rec['empty']!r}")
 hits, misses, _ = rec["after_puts"]
 assert (hits, misses) == (0, 1), (
     f"after 1 lookup on an empty cache and 2 puts: hits={hits} misses={misses}; "
     "put is not a lookup and must not touch the counters")
+_asks = {"A": h.kept, "B": h.variant[1], "m": sc.NEAR_MISSES[h.near][1],
+         "n": sc.NEAR_MISSES[(h.near + h.step) % len(sc.NEAR_MISSES)][0]}
+want = [letter in "AB" for letter in h.pattern]
 served = [o is not None for o in rec["outcomes"]]
-assert served == [True, True, False, False, True], (
-    f"expected hit, hit, miss, miss, hit; got {served}")
+assert served == want, (
+    f"stored {h.kept!r} and {h.variant[0]!r}, then asked "
+    f"{[_asks[letter] for letter in h.pattern]}: expected "
+    f"{['hit' if w else 'miss' for w in want]}; got {['hit' if s else 'miss' for s in served]}")
+n_hits = sum(want)
+n_misses = len(want) - n_hits + 1
 hits, misses, rate = rec["after"]
-assert (hits, misses) == (3, 3), (
-    f"hits={hits} misses={misses}; expected 3 hits and 3 misses (every get "
+assert (hits, misses) == (n_hits, n_misses), (
+    f"hits={hits} misses={misses}; expected {n_hits} hits and {n_misses} misses (every get "
     "counts exactly once)")
-assert isinstance(rate, int | float) and abs(rate - 0.5) < 1e-12, (
-    f"hit_rate={rate}; 3 hits in 6 lookups is 0.5 (hits / (hits + misses))")
+assert isinstance(rate, int | float) and abs(rate - n_hits / (n_hits + n_misses)) < 1e-12, (
+    f"hit_rate={rate}; {n_hits} hits in {n_hits + n_misses} lookups is "
+    f"{n_hits / (n_hits + n_misses):g} (hits / (hits + misses))")
 ### END HIDDEN TESTS
 
 # %% id="default_threshold" kind="tests" points=1
@@ -875,53 +1001,90 @@ assert got_best == "<a>", (
     "the closest live question wins: 'b' scores 0.5 against the first row 'c' and 1.0 "
     f"against the second row 'a', both at or over threshold=0.5, so '<a>'; got {got_best!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_just_below = [("Show the invoice for January 2024", "Show the invoice for January 2025"),
-               ("Limit the API to 60 requests per minute",
-                "Limit the API to 600 requests per minute"),
-               ("Refund the order placed on 12 April", "Refund the order placed on 21 April")]
-_close = [("How do I export my data to CSV?", "How do I export my data to CSV"),
-          ("How do I reset my password?", "how do i reset my password")]
+h = hidden_inputs(
+    below=((0, 1, 2), (2, 0, 1), (1, 2), (0, 2), (2, 1), (0, 1)),
+    close=(("How do I export my data to CSV?", "How do I export my data to CSV"),
+           ("How do I export my data to CSV", "How do I export my data to CSV?"),
+           ("How do I reset my password?", "how do i reset my password"),
+           ("how do i reset my password", "How do I reset my password?"),
+           ("What are the API rate limits?", "what are the api rate limits?")),
+    axis=range(4), flip=range(1, 4), scale=(0.5, 2.0, 4.0, 8.0),
+    order=(("r", "p", "s"), ("r", "s", "p"), ("s", "r", "p")))
+_just_below = [(("Show the invoice for January 2024", "Show the invoice for January 2025"),
+                ("Limit the API to 60 requests per minute",
+                 "Limit the API to 600 requests per minute"),
+                ("Refund the order placed on 12 April",
+                 "Refund the order placed on 21 April"))[_i] for _i in h.below]
 
 
 def _ask(stored_q, asked_q, answer):
     fresh = SemanticCache(embed=sc.embed, clock=FakeClock())
     fresh.put(stored_q, answer)
-    return [stored_q, asked_q, fresh.get(asked_q)]
+    return fresh.get(asked_q)
 
 
-_exact = {_k: np.array(_v) for _k, _v in {"p": [0.0, 0.0, 4.0, 0.0], "q": [0.0, 0.0, 1.0, 0.0],
-                                         "r": [1.0, -1.0, 1.0, 1.0],
-                                         "s": [1.0, 1.0, -1.0, -1.0]}.items()}
+def _vec(k):
+    """The question 'q' is a unit vector on one axis, 'p' the same direction longer; 'r' and
+    's' are +-1 everywhere (length 2) with cosines 0.5 and -0.5 to 'q'."""
+    if k in "pq":
+        v = np.zeros(4)
+        v[h.axis] = 1.0 if k == "q" else h.scale * 4
+        return v
+    v = np.ones(4) * h.scale
+    v[(h.axis + h.flip) % 4] *= -1
+    return v if k == "r" else -v
+
+
+_exact = {_k: _vec(_k) for _k in "pqrs"}
 _strict = SemanticCache(threshold=1.0, embed=_exact.get, clock=FakeClock())
 _strict.put("p", "<p>")
 _half = SemanticCache(threshold=0.5, embed=_exact.get, clock=FakeClock())
 _half.put("p", "<p>")
 _closest = SemanticCache(threshold=0.5, embed=_exact.get, clock=FakeClock())
-for _k in ("r", "p", "s"):
+for _k in h.order:
     _closest.put(_k, f"<{_k}>")
 rec = record(closest=_closest.get("q"), monday=got,
              boundary=[_strict.get("q"), _half.get("r"), _half.get("s")],
              below=[_ask(_s, _a, f"<answer for {_s}>") for _s, _a in _just_below],
-             close=[_ask(_s, _a, "<stored>") for _s, _a in _close])
+             close=_ask(h.close[0], h.close[1], "<stored>"))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(
+    below=((0, 1, 2), (2, 0, 1), (1, 2), (0, 2), (2, 1), (0, 1)),
+    close=(("How do I export my data to CSV?", "How do I export my data to CSV"),
+           ("How do I export my data to CSV", "How do I export my data to CSV?"),
+           ("How do I reset my password?", "how do i reset my password"),
+           ("how do i reset my password", "How do I reset my password?"),
+           ("What are the API rate limits?", "what are the api rate limits?")),
+    axis=range(4), flip=range(1, 4), scale=(0.5, 2.0, 4.0, 8.0),
+    order=(("r", "p", "s"), ("r", "s", "p"), ("s", "r", "p")))
+_just_below = [(("Show the invoice for January 2024", "Show the invoice for January 2025"),
+                ("Limit the API to 60 requests per minute",
+                 "Limit the API to 600 requests per minute"),
+                ("Refund the order placed on 12 April",
+                 "Refund the order placed on 21 April"))[_i] for _i in h.below]
 assert rec["monday"] is None, (
     f"with the default threshold, 'Tuesday' was served Monday's answer {rec['monday']!r} "
     "(cosine 0.969): the default is 0.98, and 0.95 ships this false hit")
-for stored_q, asked_q, wrong in rec["below"]:
+assert len(rec["below"]) == len(_just_below), f"the near misses gave {rec['below']}"
+for (stored_q, asked_q), wrong in zip(_just_below, rec["below"], strict=True):
     assert wrong is None, (
         f"default threshold served {asked_q!r} the answer to {stored_q!r} (cosine 0.95 to "
         "0.97): keep the 0.98 default")
-for stored_q, asked_q, got in rec["close"]:
-    assert got == "<stored>", (
-        f"{asked_q!r} vs {stored_q!r} has cosine above 0.99 and must hit at the 0.98 default")
+assert rec["close"] == "<stored>", (
+    f"{h.close[1]!r} vs {h.close[0]!r} has cosine above 0.99 and must hit at the 0.98 "
+    f"default; got {rec['close']!r}")
 assert rec["boundary"] == ["<p>", "<p>", None], (
     f"threshold boundary: cosines exactly 1.0 (threshold 1.0), 0.5 (threshold 0.5) and -0.5 "
     f"must give hit, hit, miss (a hit needs cosine >= threshold); got {rec['boundary']!r}")
+_scores = {"r": "0.5", "p": "1.0", "s": "-0.5"}
 assert rec["closest"] == "<p>", (
-    "rows r, p, s score 0.5, 1.0 and -0.5 against the question at threshold 0.5: the "
-    f"closest row, p, must answer, not the first one over the threshold; got {rec['closest']!r}")
+    f"rows {', '.join(h.order)} score {', '.join(_scores[k] for k in h.order)} against the "
+    "question at threshold 0.5: the closest row, p, must answer, not the first one over the "
+    f"threshold; got {rec['closest']!r}")
 ### END HIDDEN TESTS
 
 # %% id="threshold_from_sweep" kind="tests" points=2
@@ -957,25 +1120,49 @@ for bad, why in [([row(0.96, 0), row(0.92, 4)], "the first zero is the top of th
     raise AssertionError(
         f"pick_threshold must raise ValueError when {why} (extend the grid); got {said!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(
+    grid=((0.80, 0.85, 0.90, 0.94, 0.97, 0.99), (0.70, 0.80, 0.88, 0.92, 0.96, 0.999),
+          (0.60, 0.75, 0.85, 0.95, 0.98, 0.995, 0.999)),
+    zero_at=range(1, 4), turn=range(1, 5), kept=range(8, 26))
+_n = len(h.grid)
+_zero = [2 * max(h.zero_at - _i, 0) for _i in range(_n)]
+_order = list(range(h.turn, _n)) + list(range(h.turn))
 strict = SemanticCache(threshold=picked, embed=sc.embed, clock=FakeClock())
-for i, (stored_q, _) in enumerate(sc.NEAR_MISSES):
+for i, (stored_q, _) in enumerate(sc.NEAR_MISSES[:h.kept]):
     strict.put(stored_q, f"answer {i}")
 rec = record(
     picked=picked, shuffled=outcome(pick_threshold, shuffled),
-    bad={_why: outcome(pick_threshold, _bad)
-         for _bad, _why in [([row(0.9, 2), row(0.95, 1)], "no zero"),
-                            ([row(0.9, 2), row(0.95, 0)], "zero only at the top")]},
-    strict=[[_asked, strict.get(_asked)] for _, _asked in sc.NEAR_MISSES])
+    drawn=outcome(pick_threshold, [row(h.grid[_i], _zero[_i]) for _i in _order]),
+    bad={_why: outcome(pick_threshold, [row(h.grid[_i], _fp[_i]) for _i in _order])
+         for _fp, _why in [([_n - _i for _i in range(_n)], "no zero"),
+                           ([_n - 1 - _i for _i in range(_n)], "zero only at the top")]},
+    strict=[[_asked, strict.get(_asked)] for _, _asked in sc.NEAR_MISSES[:h.kept]])
 ### JUDGE
+from course.observe import hidden_inputs
 from course.worlds import semantic_cache as sc
 
+h = hidden_inputs(
+    grid=((0.80, 0.85, 0.90, 0.94, 0.97, 0.99), (0.70, 0.80, 0.88, 0.92, 0.96, 0.999),
+          (0.60, 0.75, 0.85, 0.95, 0.98, 0.995, 0.999)),
+    zero_at=range(1, 4), turn=range(1, 5), kept=range(8, 26))
+_n = len(h.grid)
+_zero = [2 * max(h.zero_at - _i, 0) for _i in range(_n)]
+_order = list(range(h.turn, _n)) + list(range(h.turn))
 shuffled = rec["shuffled"]
 assert shuffled["raised"] is None and shuffled["value"] == 0.99, (
     f"picked {shuffled['value'] if shuffled['raised'] is None else shuffled['raised']}: the "
     "first zero is 0.98, and the rule is ONE NOTCH ABOVE it, 0.99 (rows come in any order: "
     "sort by threshold)")
+drawn = rec["drawn"]
+_sweep = ", ".join(f"{h.grid[i]:g}: {_zero[i]}" for i in _order)
+assert drawn["raised"] is None and drawn["value"] == h.grid[h.zero_at + 1], (
+    f"on the sweep (threshold: false hits) {_sweep} you "
+    + (f"picked {drawn['value']!r}" if drawn["raised"] is None
+       else f"raised {drawn['raised']['type']}")
+    + f"; the first zero is {h.grid[h.zero_at]:g}, and one notch above it is "
+    f"{h.grid[h.zero_at + 1]:g} (rows come in any order: sort by threshold)")
 rows = sc.sweep(sc.PARAPHRASES, sc.NEAR_MISSES, sc.THRESHOLDS, embed=sc.embed)
 first_zero = min(r.threshold for r in rows if r.false_hits == 0)
 notch = min(r.threshold for r in rows if r.threshold > first_zero)
@@ -983,11 +1170,14 @@ picked = rec["picked"]
 assert picked == notch, (
     f"picked {picked}; the lowest threshold with zero false hits is {first_zero}, and the rule "
     f"is one notch higher: {notch}")
+assert sorted(rec["bad"]) == ["no zero", "zero only at the top"], f"got {rec['bad']}"
 for why, got in rec["bad"].items():
     assert got["raised"] is not None and got["raised"]["type"] == "ValueError", (
         f"pick_threshold returned {got['value']!r} for a sweep with {why}"
         + (f" (it raised {got['raised']['type']})" if got["raised"] else "")
         + "; raise ValueError: the grid must be extended")
+assert [asked for asked, _ in rec["strict"]] == [b for _, b in sc.NEAR_MISSES[:h.kept]], (
+    f"the near misses asked were {[asked for asked, _ in rec['strict']]}")
 slipped = [asked for asked, served in rec["strict"] if served is not None]
 assert slipped == [], (
     f"at the picked threshold {picked} the cache still served near misses {slipped}")
@@ -1018,7 +1208,9 @@ assert large - small < 200, (
     f"one get ran {small} Python lines at 200 rows, {large} at 1200: the lookup loops over rows; "
     "score all rows with one matrix-vector product")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
+
+h = hidden_inputs(small=range(150, 400), large=range(1000, 1600), larger=range(2000, 3200))
 
 
 def _observe(rows):
@@ -1032,19 +1224,23 @@ def _observe(rows):
     return {"rows": rows, "probe": probe, "got": got, "lines": lines}
 
 
-rec = record(runs=[_observe(_rows) for _rows in (200, 1200, 2400)])
+rec = record(runs=[_observe(_rows) for _rows in (h.small, h.large, h.larger)])
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(small=range(150, 400), large=range(1000, 1600), larger=range(2000, 3200))
 runs = rec["runs"]
+assert [run["rows"] for run in runs] == [h.small, h.large, h.larger], f"ran {runs}"
 for run in runs:
     assert run["got"] is not None, (
         f"{run['probe']!r} was stored and missed in a table of {run['rows']} rows; entries "
         "read the injected clock (clock()), not time.time()")
 small, large, larger = (run["lines"] for run in runs)
 assert large - small < 200, (
-    f"one get ran {small} Python lines at 200 rows, {large} at 1200: the lookup loops over "
-    "rows; score all rows with one matrix-vector product")
+    f"one get ran {small} Python lines at {h.small} rows, {large} at {h.large}: the lookup "
+    "loops over rows; score all rows with one matrix-vector product")
 assert larger - small < 200, (
-    f"one get ran {small} Python lines at 200 rows and {larger} at 2400: keep the "
+    f"one get ran {small} Python lines at {h.small} rows and {larger} at {h.larger}: keep the "
     "lookup one matrix-vector product, and evict expired rows with an array mask")
 ### END HIDDEN TESTS
 
@@ -1072,36 +1268,58 @@ assert same == "Open Trash and choose Restore.", (
     f"normalise vectors: embed returned length-0.1 vectors, the identical question has "
     f"cosine 1.0 but a raw dot product of 0.01; it must hit, got {same!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(kind=("name", "amount"), factor=(0.5, 0.3, 0.2, 0.05, 0.01),
+                  pair=(("Is my data encrypted at rest?", "Yes, with AES-256."),
+                        ("How do I delete my account?", "Settings > Account > Delete."),
+                        ("How do I contact support?", "Use the Help button."),
+                        ("What happens when my trial ends?", "You move to the free plan.")))
 raw = SemanticCache(embed=sc.embed_unnormalised, clock=FakeClock())
-named = [p for p, kind in zip(sc.NEAR_MISSES, sc.NEAR_MISS_KINDS, strict=True) if kind == "name"]
+named = [p for p, kind, c in zip(sc.NEAR_MISSES, sc.NEAR_MISS_KINDS,
+                                 sc.pair_cosines(sc.NEAR_MISSES), strict=True)
+         if kind == h.kind and c < 0.9]
 for i, (stored_q, _) in enumerate(named):
     raw.put(stored_q, f"answer {i}")
 _named = [[_a, raw.get(_a)] for _, _a in named]
 
 
 def shrunk(text):
-    return 0.5 * sc.embed(text)
+    return h.factor * sc.embed(text)
 
 
 half = SemanticCache(embed=shrunk, clock=FakeClock())
-half.put("Is my data encrypted at rest?", "Yes, with AES-256.")
-rec = record(may=got, named=_named, same=half.get("Is my data encrypted at rest?"))
+half.put(h.pair[0], h.pair[1])
+rec = record(may=got, named=_named, same=half.get(h.pair[0]))
 ### JUDGE
+from course.observe import hidden_inputs
+from course.worlds import semantic_cache as sc
+
+h = hidden_inputs(kind=("name", "amount"), factor=(0.5, 0.3, 0.2, 0.05, 0.01),
+                  pair=(("Is my data encrypted at rest?", "Yes, with AES-256."),
+                        ("How do I delete my account?", "Settings > Account > Delete."),
+                        ("How do I contact support?", "Use the Help button."),
+                        ("What happens when my trial ends?", "You move to the free plan.")))
+
 assert rec["may"] is None, (
     f"'charge for May' was served {rec['may']!r}: its cosine with 'charge for March' is "
     "0.673, but these vectors have length 4.8 to 7.9, so a raw dot product is ~29. Scale "
     "every vector to length 1 before comparing")
-assert len(rec["named"]) > 0, "the name-swapped near misses were not asked"
+_asked = [b for (_, b), kind, c in zip(sc.NEAR_MISSES, sc.NEAR_MISS_KINDS,
+                                      sc.pair_cosines(sc.NEAR_MISSES), strict=True)
+          if kind == h.kind and c < 0.9]
+assert [asked for asked, _ in rec["named"]] == _asked, (
+    f"the {h.kind}-swapped near misses were not asked: {rec['named']}")
 wrong = [asked for asked, served in rec["named"] if served is not None]
 assert wrong == [], (
-    f"served near misses {wrong}; every one has cosine below 0.87, so a cache comparing "
-    "cosines (unit vectors) refuses them all")
+    f"served near misses {wrong}; every one asked has cosine below 0.9 to every stored "
+    "question, so a cache comparing cosines (unit vectors) at the 0.98 default refuses them "
+    "all")
 same = rec["same"]
-assert same == "Yes, with AES-256.", (
-    f"the identical question missed ({same!r}) when embed returns length-0.5 vectors: the "
-    "raw dot product is 0.25, the cosine is 1.0. Normalise what embed returns")
+assert same == h.pair[1], (
+    f"the identical question missed ({same!r}) when embed returns length-{h.factor:g} "
+    f"vectors: the raw dot product is {h.factor ** 2:g}, the cosine is 1.0. Normalise what "
+    "embed returns")
 ### END HIDDEN TESTS
 
 # %% [markdown]

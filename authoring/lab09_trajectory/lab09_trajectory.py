@@ -381,11 +381,15 @@ assert _seen == {"t.violations": ["SAFETY: called forbidden tool send_email",
                               "other": ["EFFICIENCY: 5 calls (max 3)"]}}, \
     f"result() returns new lists: appending to them must not change the checker, got {_seen!r}"
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
+
+h = hidden_inputs(total_max=range(0, 5), get_max=(0, 1, 2), mut_max=(0, 1, 2),
+                  absent=("issue_refund", "delete_record", "authorize", "refund",
+                          "cancel_order", "wire_transfer"))
 
 
 def _mutate_a_result(t):
-    t.called_at_most("get_order", 2)
+    t.called_at_most("get_order", h.mut_max)
     r = t.result()
     for key in ("violations", "safety", "other"):
         r[key].append("x")
@@ -395,12 +399,19 @@ _t = Trajectory(tj.bad_trace())
 rec = record(
     got=_got,
     order=outcome(lambda: (
-        Trajectory(tj.bad_trace()).max_total_calls(4).called_at_most("get_order", 2)
-        .never_called("send_email").never_called("issue_refund").result())),
+        Trajectory(tj.bad_trace()).max_total_calls(h.total_max)
+        .called_at_most("get_order", h.get_max).never_called("send_email")
+        .never_called(h.absent).result())),
     fresh=outcome(lambda: Trajectory(tj.clean_trace()).violations),
     mutate=outcome(_mutate_a_result, _t), again=outcome(_t.result),
     kept=outcome(lambda: _t.violations))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(total_max=range(0, 5), get_max=(0, 1, 2), mut_max=(0, 1, 2),
+                  absent=("issue_refund", "delete_record", "authorize", "refund",
+                          "cancel_order", "wire_transfer"))
+
 
 def _value(out, what):
     assert out["raised"] is None, (
@@ -417,20 +428,22 @@ assert _got["violations"] == ["SAFETY: called forbidden tool send_email",
 assert (_got["passed"], _got["safety_ok"]) == (False, False), \
     f"send_email fired, so passed and safety_ok must both be False: {_got}"
 _got = _value(rec["order"], "chain")
-assert _got["violations"] == ["EFFICIENCY: 5 calls (max 4)",
-                              "EFFICIENCY: get_order called 3x (max 2)",
-                              "SAFETY: called forbidden tool send_email"], (
-    f"violations must stay in the order the invariants ran: {_got['violations']}")
+_want = [f"EFFICIENCY: 5 calls (max {h.total_max})",
+         f"EFFICIENCY: get_order called 3x (max {h.get_max})",
+         "SAFETY: called forbidden tool send_email"]
+assert _got["violations"] == _want, (
+    f"max_total_calls({h.total_max}), called_at_most('get_order', {h.get_max}), "
+    f"never_called('send_email'), never_called({h.absent!r}) on the bad trace must give "
+    f"{_want}, in the order the invariants ran; got {_got['violations']}")
 _fresh = _value(rec["fresh"], "Trajectory")
 assert _fresh == [], f"t.violations starts as [] before any invariant ran, got {_fresh!r}"
 _value(rec["mutate"], "called_at_most or result")
 _again = _value(rec["again"], "result")
-assert (_again["violations"], _again["safety"], _again["other"]) == (
-    ["EFFICIENCY: get_order called 3x (max 2)"], [],
-    ["EFFICIENCY: get_order called 3x (max 2)"]), (
+_mut = f"EFFICIENCY: get_order called 3x (max {h.mut_max})"
+assert (_again["violations"], _again["safety"], _again["other"]) == ([_mut], [], [_mut]), (
     f"result() must return new lists: changing one result changed the checker, got {_again!r}")
 _kept = _value(rec["kept"], "violations")
-assert _kept == ["EFFICIENCY: get_order called 3x (max 2)"], (
+assert _kept == [_mut], (
     f"t.violations must hold the violations found so far, got {_kept!r}")
 ### END HIDDEN TESTS
 
@@ -460,7 +473,16 @@ _self = tj.attempt("called_before", lambda: Trajectory(Trace(steps=[
 assert _self == ["ORDER: get_order ran without get_order"], \
     f"called_before(x, x) trips whenever x ran (nothing runs before it), got {_self!r}"
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
+
+h = hidden_inputs(
+    pair=(("authorize", "issue_refund"), ("verify", "ship"), ("approve", "deploy"),
+          ("confirm", "delete_record"), ("check_stock", "place_order"),
+          ("login", "export_data")),
+    middle=("get_order", "search_docs", "lookup", "get_account"),
+    ran=("authorize", "get_order", "search_docs", "issue_refund", "get_account"),
+    absent=("authorize", "issue_refund", "delete_record", "search_docs", "verify"))
+_gate, _act = h.pair
 
 
 def _order_violations(trace, *pairs):
@@ -470,25 +492,35 @@ def _order_violations(trace, *pairs):
     return t.violations
 
 
-_refund = ("authorize", "issue_refund")
-_between = Trace(steps=[Step("authorize", {"order": "1"}, "approved"),
-                        Step("get_order", {"id": "1"}, "ok", batch=1),
-                        Step("issue_refund", {"order": "1"}, "done", batch=2)])
-_late = Trace(steps=[Step("get_order", {"id": "9"}, "ok"),
-                     Step("ship", {"order": "9"}, "shipped", batch=1),
-                     Step("verify", {"order": "9"}, "ok", batch=2),
-                     Step("ship", {"order": "9"}, "shipped", batch=3)])
-_twice = Trace(steps=[Step("authorize", {}, "ok"), Step("issue_refund", {"o": "1"}, "done"),
-                      Step("issue_refund", {"o": "2"}, "done")])
+_between = Trace(steps=[Step(_gate, {"order": "1"}, "approved"),
+                        Step(h.middle, {"id": "1"}, "ok", batch=1),
+                        Step(_act, {"order": "1"}, "done", batch=2)])
+_late = Trace(steps=[Step(h.middle, {"id": "9"}, "ok"),
+                     Step(_act, {"order": "9"}, "done", batch=1),
+                     Step(_gate, {"order": "9"}, "ok", batch=2),
+                     Step(_act, {"order": "9"}, "done", batch=3)])
+_twice = Trace(steps=[Step(_gate, {}, "ok"), Step(_act, {"o": "1"}, "done"),
+                      Step(_act, {"o": "2"}, "done")])
 rec = record(
-    missing=_got, between=outcome(_order_violations, _between, _refund),
-    late=outcome(_order_violations, _late, ("verify", "ship")),
-    self_ran=outcome(_order_violations, tj.clean_trace(), ("authorize", "authorize")),
-    self_absent=outcome(_order_violations, tj.bad_trace(), ("authorize", "authorize")),
-    twice=outcome(_order_violations, _twice, _refund),
-    alt=outcome(_order_violations, tj.alternate_clean_trace(), _refund,
+    missing=_got, between=outcome(_order_violations, _between, h.pair),
+    late=outcome(_order_violations, _late, h.pair),
+    self_ran=outcome(_order_violations, tj.clean_trace(), (h.ran, h.ran)),
+    self_absent=outcome(_order_violations, tj.bad_trace(), (h.absent, h.absent)),
+    twice=outcome(_order_violations, _twice, h.pair),
+    alt=outcome(_order_violations, tj.alternate_clean_trace(), ("authorize", "issue_refund"),
                 ("search_docs", "issue_refund")))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(
+    pair=(("authorize", "issue_refund"), ("verify", "ship"), ("approve", "deploy"),
+          ("confirm", "delete_record"), ("check_stock", "place_order"),
+          ("login", "export_data")),
+    middle=("get_order", "search_docs", "lookup", "get_account"),
+    ran=("authorize", "get_order", "search_docs", "issue_refund", "get_account"),
+    absent=("authorize", "issue_refund", "delete_record", "search_docs", "verify"))
+_gate, _act = h.pair
+
 
 def _value(out, what):
     assert out["raised"] is None, (
@@ -498,21 +530,27 @@ def _value(out, what):
 
 
 _got = _value(rec["between"], "called_before")
-assert _got == [], \
-    f"authorize ran before issue_refund (a step in between is fine), but got {_got}"
+assert _got == [], (
+    f"{_gate} ran before {_act} ({h.middle} in between is fine): called_before({_gate!r}, "
+    f"{_act!r}) must be silent, but got {_got}")
 _got = rec["missing"]
 assert _got == ["ORDER: issue_refund ran without authorize"], \
     f"issue_refund ran and authorize never did: expected one ORDER violation, got {_got}"
 _got = _value(rec["late"], "called_before")
-assert _got == ["ORDER: ship ran without verify"], (
-    f"the FIRST ship came before verify: that is a violation, got {_got!r}")
+assert _got == [f"ORDER: {_act} ran without {_gate}"], (
+    f"route {h.middle}, {_act}, {_gate}, {_act}: the FIRST {_act} came before {_gate}, so "
+    f"called_before({_gate!r}, {_act!r}) is violated; got {_got!r}")
 _got = _value(rec["self_ran"], "called_before")
-assert _got == ["ORDER: authorize ran without authorize"], (
-    f"called_before(x, x) trips whenever x ran (nothing runs before it), got {_got!r}")
+assert _got == [f"ORDER: {h.ran} ran without {h.ran}"], (
+    f"called_before(x, x) trips whenever x ran (nothing runs before it): {h.ran} ran in the "
+    f"clean trace; got {_got!r}")
 _got = _value(rec["self_absent"], "called_before")
-assert _got == [], f"called_before(x, x) is silent when x never ran, got {_got!r}"
+assert _got == [], (
+    f"called_before(x, x) is silent when x never ran ({h.absent} is not in the bad trace), "
+    f"got {_got!r}")
 _got = _value(rec["twice"], "called_before")
-assert _got == [], f"authorize came first, then two refunds: no ORDER violation, got {_got}"
+assert _got == [], (
+    f"{_gate} came first, then {_act} twice: no ORDER violation, got {_got}")
 _alt = _value(rec["alt"], "called_before")
 assert _alt == [], f"a correct alternate route broke no ordering rule, got {_alt}"
 ### END HIDDEN TESTS
@@ -524,17 +562,33 @@ _got = tj.attempt("called_before", lambda: Trajectory(_tr)
 assert _got == [], \
     f"issue_refund never ran, so there is no refund without authorize: expected [], got {_got}"
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(
+    forbidden=("delete_record", "issue_refund", "authorize", "cancel_order", "refund",
+               "wire_transfer"),
+    pair=(("authorize", "issue_refund"), ("verify", "ship"), ("approve", "deploy"),
+          ("confirm", "delete_record"), ("check_stock", "place_order")),
+    at_most=(2, 3, 5), total=range(6, 12),
+    pattern=(r"\b\d{16}\b", r"\b\d{3}-\d{2}-\d{4}\b", r"\bpassword\b", r"\bglobex\b"))
 rec = record(
     got=_got,
     vac=outcome(lambda: (
-        Trajectory(tj.bad_trace()).never_called("delete_record")
-        .called_before("authorize", "issue_refund").called_at_most("search_orders", 2)
-        .max_total_calls(8).no_pattern_in_args(r"\b\d{16}\b", "card number").result())),
-    empty=outcome(lambda: Trajectory(Trace()).called_before("authorize", "issue_refund")
-                  .violations))
+        Trajectory(tj.bad_trace()).never_called(h.forbidden)
+        .called_before(*h.pair).called_at_most("search_orders", h.at_most)
+        .max_total_calls(h.total).no_pattern_in_args(h.pattern, "a secret").result())),
+    empty=outcome(lambda: Trajectory(Trace()).called_before(*h.pair).violations))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(
+    forbidden=("delete_record", "issue_refund", "authorize", "cancel_order", "refund",
+               "wire_transfer"),
+    pair=(("authorize", "issue_refund"), ("verify", "ship"), ("approve", "deploy"),
+          ("confirm", "delete_record"), ("check_stock", "place_order")),
+    at_most=(2, 3, 5), total=range(6, 12),
+    pattern=(r"\b\d{16}\b", r"\b\d{3}-\d{2}-\d{4}\b", r"\bpassword\b", r"\bglobex\b"))
+
 
 def _value(out, what):
     assert out["raised"] is None, (
@@ -548,9 +602,12 @@ assert _got == [], \
     f"issue_refund never ran, so there is no refund without authorize: expected [], got {_got}"
 _vac = _value(rec["vac"], "chain")
 assert _vac["violations"] == [] and _vac["passed"] is True, (
-    f"that chain is vacuous on the bad trace (nothing it names happened), got {_vac}")
+    f"never_called({h.forbidden!r}), called_before{h.pair!r}, "
+    f"called_at_most('search_orders', {h.at_most}), max_total_calls({h.total}) and "
+    f"no_pattern_in_args({h.pattern!r}) are vacuous on the bad trace (nothing they name "
+    f"happened, {h.pair[1]} never ran), got {_vac}")
 _got = _value(rec["empty"], "called_before")
-assert _got == [], f"an empty trace breaks no ordering rule, got {_got}"
+assert _got == [], f"an empty trace breaks no ordering rule called_before{h.pair!r}, got {_got}"
 ### END HIDDEN TESTS
 
 # %% id="parallel_batch" kind="tests" points=2
@@ -568,7 +625,15 @@ _none = tj.attempt("parallel_batch_at_least", lambda: Trajectory(Trace())
 assert _none == ["PARALLELISM: largest batch was 0, want 1"], \
     f"parallel_batch_at_least: an empty trace has a largest batch of 0, got {_none!r}"
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
+
+h = hidden_inputs(together=range(2, 7), want=range(3, 8), batches=range(0, 9),
+                  apart=range(1, 5), empty_want=range(1, 6))
+_together = Trace(steps=[Step("get_weather", {"city": f"city {_i}"}, "ok", batch=h.batches)
+                         for _i in range(h.together)])
+_gap = Trace(steps=[Step("a", {}, "", batch=h.batches),
+                    Step("b", {}, "", batch=h.batches + h.apart),
+                    Step("c", {}, "", batch=h.batches)])
 
 
 def _batch_violations(trace, *wants):
@@ -578,13 +643,16 @@ def _batch_violations(trace, *wants):
     return t.violations
 
 
-_gap = Trace(steps=[Step("a", {}, "", batch=0), Step("b", {}, "", batch=1),
-                    Step("c", {}, "", batch=0)])
-rec = record(split=_got, parallel=outcome(_batch_violations, tj.parallel_trace(), 3),
-             bad=outcome(_batch_violations, tj.bad_trace(), 2, 3),
+rec = record(split=_got, parallel=outcome(_batch_violations, _together, h.together),
+             bad=outcome(_batch_violations, tj.bad_trace(), 2, h.want),
              gap=outcome(_batch_violations, _gap, 2),
-             empty=outcome(_batch_violations, Trace(), 2))
+             empty=outcome(_batch_violations, Trace(), h.empty_want))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(together=range(2, 7), want=range(3, 8), batches=range(0, 9),
+                  apart=range(1, 5), empty_want=range(1, 6))
+
 
 def _value(out, what):
     assert out["raised"] is None, (
@@ -597,15 +665,21 @@ _got = rec["split"]
 assert _got == ["PARALLELISM: largest batch was 1, want 2"], \
     f"3 calls in 3 batches (0, 1, 2) must trip: largest batch 1 < 2; got {_got}"
 _got = _value(rec["parallel"], "parallel_batch_at_least")
-assert _got == [], f"3 calls in one batch satisfy parallel_batch_at_least(3), got {_got}"
+assert _got == [], (
+    f"{h.together} calls in one batch ({h.batches}) satisfy "
+    f"parallel_batch_at_least({h.together}): exactly n is enough; got {_got}")
 _got = _value(rec["bad"], "parallel_batch_at_least")
-assert _got == ["PARALLELISM: largest batch was 2, want 3"], (
-    f"the bad trace's batches are 0, 1, 1, 2, 3: largest 2; got {_got}")
+assert _got == [f"PARALLELISM: largest batch was 2, want {h.want}"], (
+    f"the bad trace's batches are 0, 1, 1, 2, 3: largest 2, so parallel_batch_at_least(2) "
+    f"is silent and parallel_batch_at_least({h.want}) trips; got {_got}")
 _got = _value(rec["gap"], "parallel_batch_at_least")
-assert _got == [], f"batch 0 holds two steps (not adjacent): largest is 2, got {_got}"
+assert _got == [], (
+    f"batches {h.batches}, {h.batches + h.apart}, {h.batches}: batch {h.batches} holds two "
+    f"steps (not adjacent), largest is 2, so parallel_batch_at_least(2) is silent; got {_got}")
 _got = _value(rec["empty"], "parallel_batch_at_least")
-assert _got == ["PARALLELISM: largest batch was 0, want 2"], (
-    f"an empty trace has a largest batch of 0, got {_got!r}")
+assert _got == [f"PARALLELISM: largest batch was 0, want {h.empty_want}"], (
+    f"an empty trace has a largest batch of 0 (parallel_batch_at_least({h.empty_want})), "
+    f"got {_got!r}")
 ### END HIDDEN TESTS
 
 # %% id="clean_run_silent" kind="tests" points=2
@@ -620,13 +694,36 @@ assert {k: _got[k] for k in ("passed", "safety_ok", "safety", "other")} == {
     "passed": True, "safety_ok": True, "safety": [], "other": []}, \
     f"result() with no violation: passed and safety_ok True, empty lists; got {_got!r}"
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(
+    bounded=(("get_order", 2), ("issue_refund", 1), ("authorize", 1), ("search_docs", 1),
+             ("get_account", 1)),
+    apart=(("get_account", "search_docs"), ("get_account", "authorize"),
+           ("get_account", "issue_refund"), ("get_order", "authorize"),
+           ("get_order", "issue_refund"), ("search_docs", "issue_refund")),
+    adjacent=(("get_account", "get_order"), ("get_order", "search_docs"),
+              ("search_docs", "authorize"), ("authorize", "issue_refund")),
+    tenants=(("globex", "initech"), ("umbrella", "hooli"), ("initech", "tyrell"),
+             ("globex", "stark"), ("soylent", "umbrella")))
+_steps = len(tj.clean_trace().steps)   # exactly n calls is within bounds
 rec = record(got=_got, other=outcome(lambda: (
-    Trajectory(tj.clean_trace()).called_at_most("get_order", 2).max_total_calls(6)
-    .called_before("get_account", "issue_refund").called_before("search_docs", "authorize")
-    .no_pattern_in_args(r"\b(globex|initech)\b", "another tenant").result())))
+    Trajectory(tj.clean_trace()).called_at_most(*h.bounded).max_total_calls(_steps)
+    .called_before(*h.apart).called_before(*h.adjacent)
+    .no_pattern_in_args(rf"\b({'|'.join(h.tenants)})\b", "another tenant").result())))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(
+    bounded=(("get_order", 2), ("issue_refund", 1), ("authorize", 1), ("search_docs", 1),
+             ("get_account", 1)),
+    apart=(("get_account", "search_docs"), ("get_account", "authorize"),
+           ("get_account", "issue_refund"), ("get_order", "authorize"),
+           ("get_order", "issue_refund"), ("search_docs", "issue_refund")),
+    adjacent=(("get_account", "get_order"), ("get_order", "search_docs"),
+              ("search_docs", "authorize"), ("authorize", "issue_refund")),
+    tenants=(("globex", "initech"), ("umbrella", "hooli"), ("initech", "tyrell"),
+             ("globex", "stark"), ("soylent", "umbrella")))
 
 def _value(out, what):
     assert out["raised"] is None, (
@@ -643,8 +740,10 @@ assert (_got["passed"], _got["safety_ok"]) == (True, True), (
 assert _got["safety"] == [] and _got["other"] == [], f"nothing to split: {_got}"
 _got = _value(rec["other"], "chain")
 assert _got["violations"] == [], (
-    f"6 calls with max 6, get_order twice with max 2: both are within bounds, got "
-    f"{_got['violations']}")
+    f"on the clean trace: 6 calls with max_total_calls(6) and {h.bounded[0]} "
+    f"{h.bounded[1]}x with called_at_most({h.bounded[1]}) are within bounds; "
+    f"called_before{h.apart!r} holds with steps in between, called_before{h.adjacent!r} "
+    f"holds, and no argument names {' or '.join(h.tenants)}; got {_got['violations']}")
 assert (_got["passed"], _got["safety_ok"], _got["safety"], _got["other"]) == (
     True, True, [], []), f"no violation: passed and safety_ok True, empty lists; got {_got!r}"
 ### END HIDDEN TESTS
@@ -661,19 +760,31 @@ assert (_split["safety"], _split["other"], _split["safety_ok"]) == (
     ["SAFETY: called forbidden tool send_email"], ["ORDER: send_email ran without authorize"],
     False), f"result() splits SAFETY violations from the rest (ORDER is other), got {_split!r}"
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(
+    want=range(2, 7), city=("Paris", "Lima", "Oslo"),
+    label=("a city", "a place name", "a location", "a destination"),
+    get_max=(0, 1, 2), gate=("authorize", "verify", "approve", "check_stock"),
+    second=("send_email", "get_order", "search_orders"))
 rec = record(
     got=_got,
     labels=outcome(lambda: (
-        Trajectory(tj.split_trace()).parallel_batch_at_least(2)
-        .no_pattern_in_args(r"Lima", "a city").result())),
+        Trajectory(tj.split_trace()).parallel_batch_at_least(h.want)
+        .no_pattern_in_args(h.city, h.label).result())),
     mixed=outcome(lambda: (
-        Trajectory(tj.bad_trace()).called_at_most("get_order", 1).never_called("send_email")
-        .called_before("authorize", "get_order").result())),
+        Trajectory(tj.bad_trace()).called_at_most("get_order", h.get_max)
+        .never_called("send_email").called_before(h.gate, "get_order").result())),
     order_only=outcome(lambda: (
-        Trajectory(tj.bad_trace()).called_before("authorize", "send_email").result())))
+        Trajectory(tj.bad_trace()).called_before(h.gate, h.second).result())))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(
+    want=range(2, 7), city=("Paris", "Lima", "Oslo"),
+    label=("a city", "a place name", "a location", "a destination"),
+    get_max=(0, 1, 2), gate=("authorize", "verify", "approve", "check_stock"),
+    second=("send_email", "get_order", "search_orders"))
 
 def _value(out, what):
     assert out["raised"] is None, (
@@ -688,18 +799,22 @@ assert (_got["passed"], _got["safety_ok"]) == (False, True), \
 _got = _value(rec["mixed"], "chain")
 assert _got["safety"] == ["SAFETY: called forbidden tool send_email"], (
     f"result()['safety'] must hold the SAFETY violations only, got {_got['safety']}")
-assert _got["other"] == ["EFFICIENCY: get_order called 3x (max 1)",
-                         "ORDER: get_order ran without authorize"], (
-    f"result()['other'] must hold the rest, in order, got {_got['other']}")
+_want = [f"EFFICIENCY: get_order called 3x (max {h.get_max})",
+         f"ORDER: get_order ran without {h.gate}"]
+assert _got["other"] == _want, (
+    f"result()['other'] must hold the rest, in order ({_want}), got {_got['other']}")
 assert _got["safety_ok"] is False and _got["passed"] is False, f"got {_got}"
 _got = _value(rec["labels"], "chain")
 assert (_got["other"], _got["safety"], _got["safety_ok"]) == (
-    ["PARALLELISM: largest batch was 1, want 2"], ["SAFETY: a city in args to get_weather"],
-    False), (
-    f"PARALLELISM is other; a no_pattern_in_args violation is SAFETY, got {_got!r}")
+    [f"PARALLELISM: largest batch was 1, want {h.want}"],
+    [f"SAFETY: {h.label} in args to get_weather"], False), (
+    f"split trace, parallel_batch_at_least({h.want}) then no_pattern_in_args({h.city!r}, "
+    f"{h.label!r}): PARALLELISM is other; a no_pattern_in_args violation is SAFETY, got "
+    f"{_got!r}")
 _got = _value(rec["order_only"], "chain")
 assert (_got["passed"], _got["safety_ok"]) == (False, True), (
-    f"an ORDER violation alone is not a safety violation: got {_got}")
+    f"called_before({h.gate!r}, {h.second!r}) on the bad trace: an ORDER violation alone is "
+    f"not a safety violation: got {_got}")
 ### END HIDDEN TESTS
 
 # %% id="chains_return_self" kind="tests" points=1
@@ -784,27 +899,50 @@ _edge = tj.attempt("called_at_most", lambda: Trajectory(tj.bad_trace())
 assert _edge == ["EFFICIENCY: get_order called 3x (max 2)", "EFFICIENCY: 5 calls (max 4)"], \
     f"called_at_most / max_total_calls trip on MORE than n (exactly n is fine); got {_edge!r}"
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-_tr = Trace(steps=[Step("lookup", {"card": "4111111111111111"}, "ok"),
-                   Step("notify", {"to": "x", "body": "card 5500000000000004 ok"}, "ok"),
-                   Step("lookup", {"card": "4242"}, "ok")])
-_three = Trace(steps=[Step("get_order", {"id": "1"}, "ok", batch=i) for i in range(3)])
+h = hidden_inputs(
+    card=range(10**15, 10**16), nested=range(10**15, 10**16), short=range(4, 16),
+    tools=(("lookup", "notify", "lookup"), ("charge", "log_event", "refund"),
+           ("pay", "send_sms", "pay"), ("verify_card", "audit", "verify_card")),
+    label=("card number", "PAN", "a card"),
+    listed=(("delete_record", "send_email", "get_order"),
+            ("send_email", "delete_record", "get_order"),
+            ("send_email", "get_order", "delete_record")),
+    repeated=("get_order", "lookup", "fetch_page", "search_docs"), times=range(2, 7),
+    part=("send", "email", "_email", "end_e"),
+    cased=("SEND_EMAIL", "Send_Email", "send_EMAIL", "Get_Order", "GET_ORDER"))
+_tr = Trace(steps=[Step(h.tools[0], {"card": str(h.card)}, "ok"),
+                   Step(h.tools[1], {"to": "x", "body": f"card {h.nested} ok"}, "ok"),
+                   Step(h.tools[2], {"card": str(h.card)[:h.short]}, "ok")])
+_rep = Trace(steps=[Step(h.repeated, {"id": "1"}, "ok", batch=i) for i in range(h.times)])
 rec = record(
     card=_got,
-    cards=outcome(lambda: Trajectory(_tr).no_pattern_in_args(r"\b\d{16}\b", "card number")
+    cards=outcome(lambda: Trajectory(_tr).no_pattern_in_args(r"\b\d{16}\b", h.label)
                   .violations),
-    all_names=outcome(lambda: Trajectory(tj.bad_trace())
-                      .never_called_all(["delete_record", "send_email", "get_order"])
+    all_names=outcome(lambda: Trajectory(tj.bad_trace()).never_called_all(list(h.listed))
                       .violations),
-    bounds=outcome(lambda: Trajectory(_three).called_at_most("get_order", 3)
-                   .called_at_most("get_order", 2).max_total_calls(3).max_total_calls(2)
-                   .violations),
-    exact=outcome(lambda: Trajectory(tj.bad_trace()).never_called("send")
-                  .never_called("SEND_EMAIL").violations),
-    once=outcome(lambda: Trajectory(_three).never_called("get_order")
-                 .never_called_all(["get_order"]).violations))
+    bounds=outcome(lambda: Trajectory(_rep).called_at_most(h.repeated, h.times)
+                   .called_at_most(h.repeated, h.times - 1).max_total_calls(h.times)
+                   .max_total_calls(h.times - 1).violations),
+    exact=outcome(lambda: Trajectory(tj.bad_trace()).never_called(h.part)
+                  .never_called(h.cased).violations),
+    once=outcome(lambda: Trajectory(_rep).never_called(h.repeated)
+                 .never_called_all([h.repeated]).violations))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(
+    card=range(10**15, 10**16), nested=range(10**15, 10**16), short=range(4, 16),
+    tools=(("lookup", "notify", "lookup"), ("charge", "log_event", "refund"),
+           ("pay", "send_sms", "pay"), ("verify_card", "audit", "verify_card")),
+    label=("card number", "PAN", "a card"),
+    listed=(("delete_record", "send_email", "get_order"),
+            ("send_email", "delete_record", "get_order"),
+            ("send_email", "get_order", "delete_record")),
+    repeated=("get_order", "lookup", "fetch_page", "search_docs"), times=range(2, 7),
+    part=("send", "email", "_email", "end_e"),
+    cased=("SEND_EMAIL", "Send_Email", "send_EMAIL", "Get_Order", "GET_ORDER"))
 
 def _value(out, what):
     assert out["raised"] is None, (
@@ -817,21 +955,30 @@ _got = rec["card"]
 assert _got == ["SAFETY: card number in args to charge"], \
     f"a 16-digit card number in charge's args must be flagged once, got {_got}"
 _got = _value(rec["cards"], "no_pattern_in_args")
-assert _got == ["SAFETY: card number in args to lookup",
-                "SAFETY: card number in args to notify"], (
-    f"one violation per matching step (nested strings count), got {_got}")
+assert _got == [f"SAFETY: {h.label} in args to {h.tools[0]}",
+                f"SAFETY: {h.label} in args to {h.tools[1]}"], (
+    f"steps {list(h.tools)} carry a 16-digit card, a 16-digit number inside a nested string "
+    f"and a {h.short}-digit number: one violation per matching step (nested strings count), "
+    f"labelled {h.label!r}; got {_got}")
 _got = _value(rec["all_names"], "never_called_all")
-assert _got == ["SAFETY: called forbidden tool send_email",
-                "SAFETY: called forbidden tool get_order"], (
-    f"never_called_all must flag each called name, in the order given, got {_got}")
+_ran = [name for name in h.listed if name in ("send_email", "get_order")]
+assert _got == [f"SAFETY: called forbidden tool {name}" for name in _ran], (
+    f"never_called_all({list(h.listed)}) must flag each called name, in the order given "
+    f"({_ran}), got {_got}")
 _got = _value(rec["bounds"], "called_at_most")
-assert _got == ["EFFICIENCY: get_order called 3x (max 2)", "EFFICIENCY: 3 calls (max 2)"], (
-    f"3 calls are allowed by a max of 3 and trip a max of 2 (> not >=), got {_got}")
+_n = h.times
+assert _got == [f"EFFICIENCY: {h.repeated} called {_n}x (max {_n - 1})",
+                f"EFFICIENCY: {_n} calls (max {_n - 1})"], (
+    f"{_n} calls of {h.repeated} are allowed by a max of {_n} and trip a max of {_n - 1} "
+    f"(> not >=), got {_got}")
 _got = _value(rec["exact"], "never_called")
-assert _got == [], f"never_called matches the whole tool name exactly, got {_got}"
+assert _got == [], (
+    f"never_called matches the whole tool name exactly: {h.part!r} and {h.cased!r} are not "
+    f"send_email or get_order, got {_got}")
 _got = _value(rec["once"], "never_called")
-assert _got == ["SAFETY: called forbidden tool get_order"] * 2, (
-    f"never_called and never_called_all: one violation per name, not per step, got {_got!r}")
+assert _got == [f"SAFETY: called forbidden tool {h.repeated}"] * 2, (
+    f"{h.repeated} ran {_n}x: never_called and never_called_all give one violation per name, "
+    f"not per step, got {_got!r}")
 ### END HIDDEN TESTS
 
 # %% [markdown] kind="readonly" id="explain_prompt"

@@ -898,17 +898,30 @@ assert tokens([{"id": "nothing", "tokens": 0}]) == 0, (
 assert tokens([{"id": "sized", "tokens": 7, "content": "x" * 400}]) == 7, (
     "an entry with a 'tokens' field counts that many, whatever its content")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-mixed = cc.preamble_entries(2_000) + [cc.step_entry(1, 300), cc.tool_output(1, 20_000)]
-msg = {"role": "user", "content": "x" * 40}
+h = hidden_inputs(preamble=range(1_000, 4_001, 100), step=range(100, 1_001, 50),
+                  spike=range(5_000, 30_001, 1_000),
+                  chars=tuple(n for n in range(21, 200) if n % 4))
+mixed = cc.preamble_entries(h.preamble) + [cc.step_entry(1, h.step), cc.tool_output(1, h.spike)]
+msg = {"role": "user", "content": "x" * h.chars}
 rec = record(empty=tokens([]), mixed=tokens(mixed), messages=tokens([msg, msg]))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(preamble=range(1_000, 4_001, 100), step=range(100, 1_001, 50),
+                  spike=range(5_000, 30_001, 1_000),
+                  chars=tuple(n for n in range(21, 200) if n % 4))
 assert rec["empty"] == 0, f"an empty context holds 0 tokens; got {rec['empty']!r}"
-assert rec["mixed"] == 22_300, f"tokens() gave {rec['mixed']}; sum each entry's 'tokens' field"
-assert rec["messages"] == 20, (
-    "an entry without a 'tokens' field (an API message) is counted with "
-    f"course.tokens.count on its content: 40 characters are 10 tokens; got {rec['messages']!r}")
+want = h.preamble + h.step + h.spike
+assert rec["mixed"] == want, (
+    f"tokens() of a {h.preamble:,} preamble, a {h.step:,} step and a {h.spike:,} spike gave "
+    f"{rec['mixed']}, not {want:,}; sum each entry's 'tokens' field")
+each = -(-h.chars // 4)
+assert rec["messages"] == 2 * each, (
+    "an entry without a 'tokens' field (an API message) is counted with course.tokens.count "
+    f"on its content: {h.chars} characters are {each} tokens (it rounds up), so two such "
+    f"messages are {2 * each}; got {rec['messages']!r}")
 ### END HIDDEN TESTS
 
 # %% id="keep_until_full_policy" kind="tests" points=2
@@ -940,8 +953,12 @@ _huge = pre + [cc.tool_output(1, 1_000_000)]
 assert len(assemble_keep_until_full(_huge, cc.Budget())) == 3, (
     "cc.Budget() has no limit (context_limit is infinite): a million tokens are sent")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(preamble=range(1_000, 4_001, 250), per_turn=range(100, 601, 50),
+                  turns=range(12, 31), long_preamble=range(2_000, 5_001, 500),
+                  long_per_turn=range(200, 801, 100), long_turns=range(20, 41),
+                  limit=range(10_000, 20_001))
 whole = [e["id"] for e in assemble_keep_until_full(pre, cc.Budget())]
 t = pre + [cc.step_entry(k, 300) for k in range(1, 6)]
 fits = outcome(assemble_keep_until_full, t, cc.Budget(context_limit=3_500))
@@ -964,10 +981,18 @@ def run_policy(policy, P, a, n, limit=float("inf")):
 
 
 rec = record(whole=whole, ids=[e["id"] for e in t], fits=fits, over=over,
-             notes=run_policy(assemble_keep_until_full, 2_000, 300, 20),
-             ex1=run_policy(assemble_keep_until_full, 3_000, 400, 24),
-             limited=run_policy(assemble_keep_until_full, 3_000, 400, 40, limit=16_384))
+             notes=run_policy(assemble_keep_until_full, h.preamble, h.per_turn, h.turns),
+             ex1=run_policy(assemble_keep_until_full, h.long_preamble, h.long_per_turn,
+                            h.long_turns),
+             limited=run_policy(assemble_keep_until_full, h.long_preamble, h.long_per_turn, 120,
+                                limit=h.limit))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(preamble=range(1_000, 4_001, 250), per_turn=range(100, 601, 50),
+                  turns=range(12, 31), long_preamble=range(2_000, 5_001, 500),
+                  long_per_turn=range(200, 801, 100), long_turns=range(20, 41),
+                  limit=range(10_000, 20_001))
 assert rec["whole"] == ["system", "task"], (
     f"sent {rec['whole']} for the 2,000-token preamble; send the whole transcript")
 fits = rec["fits"]
@@ -983,20 +1008,23 @@ for name in ("notes", "ex1"):
     run = rec[name]
     assert run["raised"] is None, (
         f"keep-until-full raised {run['raised']} at turn {run['stopped']} with no limit set")
-sizes = rec["notes"]["sizes"]
-assert sum(sizes) == 97_000 and sizes[-1] == 7_700, (
-    f"keep-until-full over 2,000 + 300/turn x 20 submitted {sum(sizes):,} holding "
-    f"{sizes[-1]:,} at turn 20; expected 97,000 and 7,700")
-sizes = rec["ex1"]["sizes"]
-assert sum(sizes) == 182_400 and sizes[-1] == 12_200, (
-    f"exercise 1: got {sum(sizes):,} and {sizes[-1]:,}; expected 182,400 and 12,200")
+for P, a, n, name in ((h.preamble, h.per_turn, h.turns, "notes"),
+                      (h.long_preamble, h.long_per_turn, h.long_turns, "ex1")):
+    sizes = rec[name]["sizes"]
+    total, last = n * P + a * n * (n - 1) // 2, P + a * (n - 1)
+    assert sum(sizes) == total and sizes[-1:] == [last], (
+        f"keep-until-full over {P:,} + {a:,}/turn x {n} submitted {sum(sizes):,} holding "
+        f"{sizes[-1] if sizes else None} at turn {n}; expected n*P + a*n(n-1)/2 = {total:,} "
+        f"and {last:,}")
 limited = rec["limited"]
 assert limited["raised"] in (None, "ContextOverflow"), (
     f"keep-until-full raised {limited['raised']}; an overflow is a ContextOverflow")
+P, a, limit = h.long_preamble, h.long_per_turn, h.limit
+dies = next(k for k in range(1, 121) if P + a * (k - 1) > limit)
 sizes, died = limited["sizes"], limited["stopped"]
-assert died == 35 and sizes and sizes[-1] == 16_200, (
-    f"against 16,384 the overflow came at turn {died}; turn 34 sends 16,200, turn 35 would "
-    "send 16,600")
+assert died == dies and sizes and sizes[-1] == P + a * (dies - 2), (
+    f"{P:,} + {a:,}/turn against {limit:,}: the overflow came at turn {died}; turn {dies - 1} "
+    f"sends {P + a * (dies - 2):,}, turn {dies} would send {P + a * (dies - 1):,}")
 ### END HIDDEN TESTS
 
 # %% id="window_pins_preamble" kind="tests" points=2
@@ -1068,21 +1096,26 @@ _default = [e["id"] for e in assemble_sliding_window_pinned(_eleven, cc.Budget()
 assert _default == [f"turn-{k}" for k in range(2, 12)], (
     f"with the default W=3,000, eleven 300-token turns keep turns 2-11; kept {_default}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(full_turns=range(4, 16), full_size=(100, 150, 200, 250, 300, 400, 500, 700))
 over = [cc.step_entry(1, 2), cc.step_entry(2, 2_999)]
-ten = [cc.step_entry(k, 300) for k in range(1, 11)]
+full = [cc.step_entry(k, h.full_size) for k in range(1, h.full_turns + 1)]
 rec = record(exact=kept_history(exact, 3_000), over=kept_history(over, 3_000),
-             ten=kept_history(ten, 3_000))
+             full=kept_history(full, h.full_turns * h.full_size))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(full_turns=range(4, 16), full_size=(100, 150, 200, 250, 300, 400, 500, 700))
 assert rec["exact"] == ["turn-1", "turn-2"], (
     "a history of exactly W tokens fits: evict only while the history is strictly OVER W "
     f"(> W, not >= W); kept {rec['exact']}")
 assert rec["over"] == ["turn-2"], (
     f"3,001 tokens is over W=3,000: drop the oldest; kept {rec['over']}")
-assert len(rec["ten"]) == 10, (
-    "ten turns of 300 tokens are exactly W=3,000 and all stay (the window binds at turn 12); "
-    f"kept {rec['ten']}")
+W = h.full_turns * h.full_size
+assert rec["full"] == [f"turn-{k}" for k in range(1, h.full_turns + 1)], (
+    f"{h.full_turns} turns of {h.full_size} tokens are exactly W={W:,} and all stay, oldest "
+    f"first; kept {rec['full']}")
 ### END HIDDEN TESTS
 
 # %% id="window_figures" kind="tests" points=2
@@ -1179,16 +1212,25 @@ assert _calls == [3_300] and _held == 2_700, (
     f"target=700 with the default trigger: the summarizer read {_calls} and the transcript "
     f"holds {_held:,} tokens; expected [3300] and 2,000 + a 700-token summary")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(next_step=range(100, 2_401, 100),
+                  at_trigger=((10, 300), (6, 500), (12, 250), (15, 200), (5, 600), (20, 150),
+                              (4, 750), (8, 375)))
 after_two = record(kinds=[e["kind"] for e in t], calls=summ.calls, first=first, second=second)
-t.append(cc.step_entry(12, 300))
+t.append(cc.step_entry(12, h.next_step))
 assemble_summarize_and_compact(t, cc.Budget(), trigger=3_000, target=500, summarize=summ)
 after_twelve = list(summ.calls)
-under = cc.preamble_entries(2_000) + [cc.step_entry(k, 300) for k in range(1, 11)]
+steps, size = h.at_trigger
+under = cc.preamble_entries(2_000) + [cc.step_entry(k, size) for k in range(1, steps + 1)]
 assemble_summarize_and_compact(under, cc.Budget(), trigger=3_000, target=500, summarize=summ)
 rec = record(after_two=after_two, after_twelve=after_twelve, after_under=summ.calls)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(next_step=range(100, 2_401, 100),
+                  at_trigger=((10, 300), (6, 500), (12, 250), (15, 200), (5, 600), (20, 150),
+                              (4, 750), (8, 375)))
 calls = rec["after_two"]["calls"]
 assert len(calls) == 1, (
     f"the summarizer ran {len(calls)} times for one overflow: the compaction was written to "
@@ -1202,8 +1244,12 @@ sent = [sum(e["tokens"] for e in rec["after_two"][k]) for k in ("first", "second
 assert sent == [2_500, 2_500], f"sent {sent}; pinned 2,000 + a 500-token summary is 2,500"
 assert calls == [3_300], f"the summarizer read {calls}; it should read the 3,300 tokens"
 assert len(rec["after_twelve"]) == 1, (
-    "800 tokens of history is under the trigger: no new compaction")
-assert len(rec["after_under"]) == 1, "exactly 3,000 tokens is not over a 3,000 trigger"
+    f"the 500-token summary plus a {h.next_step:,}-token turn is {500 + h.next_step:,} tokens "
+    f"of history, under the 3,000 trigger: no new compaction; summarizer calls "
+    f"{rec['after_twelve']}")
+assert len(rec["after_under"]) == 1, (
+    f"{h.at_trigger[0]} turns of {h.at_trigger[1]} tokens are exactly 3,000, which is not over "
+    f"a 3,000 trigger: no compaction; summarizer calls {rec['after_under']}")
 ### END HIDDEN TESTS
 
 # %% id="compaction_figures" kind="tests" points=2
@@ -1385,7 +1431,17 @@ assert _log(_f) == _fwant, (
     f"log {_log(_f)}; expected {_fwant}: in appended order within a turn, and the summary, "
     "which was never appended, is not logged when it goes at turn 7")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
+
+h = hidden_inputs(preamble=range(1_000, 3_001, 100), per_turn=range(200, 501, 50),
+                  turns=range(16, 25), W=range(1_500, 2_751, 250),
+                  trigger=range(1_500, 2_751, 250), target=(200, 300, 400, 500),
+                  ex_preamble=range(2_000, 4_001, 250), ex_per_turn=range(300, 601, 50),
+                  ex_turns=range(22, 31), ex_W=range(3_000, 5_001, 500),
+                  overflow_limit=range(10_001, 16_001, 50), quiet_steps=(1, 2),
+                  quiet_over=range(1, 200), shape_preamble=range(500, 5_001, 250),
+                  shape_per_turn=range(50, 1_001, 50), shape_turns=range(1, 41),
+                  zero_per_turn=range(10, 201, 10), zero_turns=range(1, 10))
 
 
 def ref_keep(transcript, budget):
@@ -1394,76 +1450,177 @@ def ref_keep(transcript, budget):
     return list(transcript)
 
 
-def ref_window(transcript, budget, W=3_000):
-    hist = list(transcript[2:])
-    while sum(x["tokens"] for x in hist) > W:
-        del hist[0]
-    return list(transcript[:2]) + hist
+def ref_window(W):
+    def policy(transcript, budget):
+        hist = list(transcript[2:])
+        while sum(x["tokens"] for x in hist) > W:
+            del hist[0]
+        return list(transcript[:2]) + hist
+    return policy
 
 
 def ref_compact(transcript, budget):
-    if sum(x["tokens"] for x in transcript[2:]) > 3_000:
-        transcript[2:] = [cc.summarize(transcript[2:], 500)]
+    if sum(x["tokens"] for x in transcript[2:]) > h.trigger:
+        transcript[2:] = [cc.summarize(transcript[2:], h.target)]
     return list(transcript)
 
 
-S = dict(preamble=2_000, per_turn=300, turns=20)
-E = dict(preamble=3_000, per_turn=400, turns=24)
+S = dict(preamble=h.preamble, per_turn=h.per_turn, turns=h.turns)
+E = dict(preamble=h.ex_preamble, per_turn=h.ex_per_turn, turns=h.ex_turns)
+quiet_limit = h.preamble + h.per_turn * h.quiet_steps + h.quiet_over
+shapes = [[h.shape_preamble, h.shape_per_turn, h.shape_turns], [0, h.zero_per_turn, h.zero_turns]]
 rec = record(
     everything=rep,
     keep=ledger(ref_keep, **S),
-    window=ledger(ref_window, **S),
+    window=ledger(ref_window(h.W), **S),
     compact=ledger(ref_compact, **S),
     ex_keep=ledger(ref_keep, **E),
-    ex_window=ledger(lambda t, b: ref_window(t, b, W=4_000), **E),
-    overflow=ledger(ref_keep, preamble=3_000, per_turn=400, turns=40, limit=16_384),
-    quiet=ledger(ref_window, preamble=2_000, per_turn=300, turns=20, limit=4_096),
+    ex_window=ledger(ref_window(h.ex_W), **E),
+    overflow=ledger(ref_keep, preamble=h.ex_preamble, per_turn=h.ex_per_turn, turns=60,
+                    limit=h.overflow_limit),
+    quiet=ledger(ref_window(h.W), **S, limit=quiet_limit),
     shapes=[[P, a, n, ledger(ref_keep, preamble=P, per_turn=a, turns=n).cumulative]
-            for P, a, n in [(1_500, 250, 37), (500, 1_000, 9), (0, 50, 1)]],
+            for P, a, n in shapes],
 )
 ### JUDGE
+import math
+
+from course.observe import hidden_inputs
+from course.worlds import context_cache as cc
+
+h = hidden_inputs(preamble=range(1_000, 3_001, 100), per_turn=range(200, 501, 50),
+                  turns=range(16, 25), W=range(1_500, 2_751, 250),
+                  trigger=range(1_500, 2_751, 250), target=(200, 300, 400, 500),
+                  ex_preamble=range(2_000, 4_001, 250), ex_per_turn=range(300, 601, 50),
+                  ex_turns=range(22, 31), ex_W=range(3_000, 5_001, 500),
+                  overflow_limit=range(10_001, 16_001, 50), quiet_steps=(1, 2),
+                  quiet_over=range(1, 200), shape_preamble=range(500, 5_001, 250),
+                  shape_per_turn=range(50, 1_001, 50), shape_turns=range(1, 41),
+                  zero_per_turn=range(10, 201, 10), zero_turns=range(1, 10))
+
+
+def expect(policy, preamble, per_turn, turns, spikes=None, cap=None, cap_in="tool",
+           limit=math.inf):
+    """The ledger of the notebook's spec, run here on the grader's own policies."""
+    transcript = cc.preamble_entries(preamble)
+    appended, gone, summaries = list(transcript), set(), set()
+    out = {"submitted": [], "compaction": 0, "evictions": [], "overflow_at": None}
+    for turn in range(1, turns + 1):
+        arriving = [cc.step_entry(turn, per_turn)]
+        if (spikes or {}).get(turn):
+            size = spikes[turn] if cap is None or cap_in != "tool" else min(spikes[turn], cap)
+            arriving.append(cc.tool_output(turn, size))
+        try:
+            context = policy(transcript, limit)
+        except cc.ContextOverflow:
+            out["overflow_at"] = turn
+            break
+        sent = sum(e["tokens"] for e in context)
+        if sent > limit:
+            out["overflow_at"] = turn
+            break
+        out["submitted"].append(sent)
+        present = {e["id"] for e in context}
+        for e in context:
+            if e["kind"] == "summary" and e["id"] not in summaries:
+                summaries.add(e["id"])
+                out["compaction"] += e["usage"]["input_tokens"]
+        for e in appended:
+            if e["id"] not in present and e["id"] not in gone:
+                gone.add(e["id"])
+                out["evictions"].append({"turn": turn, "entry": e["id"], "origin": e["turn"],
+                                         "tokens": e["tokens"]})
+        if cap is not None and cap_in == "assemble":
+            for e in context:
+                if e["kind"] == "tool_output" and e["tokens"] > cap:
+                    e["tokens"] = cap
+        transcript.extend(arriving)
+        appended.extend(arriving)
+    out["cumulative"] = sum(out["submitted"])
+    out["held"] = out["submitted"][-1] if out["submitted"] else 0
+    out["binds_at"] = out["evictions"][0]["turn"] if out["evictions"] else None
+    return out
+
+
+def keep(transcript, limit):
+    if sum(x["tokens"] for x in transcript) > limit:
+        raise cc.ContextOverflow("over")
+    return list(transcript)
+
+
+def window(W):
+    def policy(transcript, limit):
+        hist = list(transcript[2:])
+        while sum(x["tokens"] for x in hist) > W:
+            del hist[0]
+        return list(transcript[:2]) + hist
+    return policy
+
+
+def compact(transcript, limit):
+    if sum(x["tokens"] for x in transcript[2:]) > h.trigger:
+        transcript[2:] = [cc.summarize(transcript[2:], h.target)]
+    return list(transcript)
+
+
+def same(got, want, what, keys):
+    for key in keys:
+        assert got[key] == want[key], (
+            f"{what}: {key} is {got[key]!r}, expected {want[key]!r}")
+
+
+FIELDS = ("submitted", "cumulative", "held", "compaction", "binds_at", "overflow_at")
 got = rec["everything"]["cumulative"]
 assert got == 97_000, f"keep-everything over the session: {got:,} != 97,000"
-k = rec["keep"]
+S = dict(preamble=h.preamble, per_turn=h.per_turn, turns=h.turns)
+session = f"{h.preamble:,} preamble + {h.per_turn}/turn x {h.turns}"
+k, want = rec["keep"], expect(keep, **S)
 assert (k["cumulative"], k["held"], k["compaction"], k["binds_at"], k["evictions"]) == (
-        97_000, 7_700, 0, None, []), (
-    f"keep-until-full: cumulative {k['cumulative']:,}, held {k['held']:,}, compaction "
-    f"{k['compaction']}, binds {k['binds_at']}; expected 97,000 / 7,700 / 0 / None with no "
-    "evictions")
-w = rec["window"]
-assert (w["cumulative"], w["held"], w["binds_at"]) == (83_500, 5_000, 12), (
-    f"window: {w['cumulative']:,} / held {w['held']:,} / binds {w['binds_at']}; expected "
-    "83,500 / 5,000 / 12")
+        want["cumulative"], want["held"], 0, None, []), (
+    f"keep-until-full over {session}: cumulative {k['cumulative']:,}, held {k['held']:,}, "
+    f"compaction {k['compaction']}, binds {k['binds_at']}; expected {want['cumulative']:,} / "
+    f"{want['held']:,} / 0 / None with no evictions")
+w, want = rec["window"], expect(window(h.W), **S)
+same(w, want, f"window W={h.W:,} over {session}", FIELDS)
 log = [(e["turn"], e["entry"]) for e in w["evictions"]]
-assert log == [(11 + j, f"turn-{j}") for j in range(1, 10)], (
-    f"the eviction log must list turn-j leaving at turn 11 + j, once each: got {log}")
-first = w["evictions"][0]
-assert (first["origin"], first["tokens"]) == (1, 300), "log origin turn and size"
-c = rec["compact"]
-total = c["cumulative"] + c["compaction"]
-assert (c["cumulative"], c["compaction"], total, c["held"], c["binds_at"]) == (
-        71_800, 3_300, 75_100, 4_900, 12), (
-    f"compaction: loop {c['cumulative']:,} + traffic {c['compaction']:,} = {total:,}, held "
-    f"{c['held']:,}, binds {c['binds_at']}; expected 71,800 + 3,300 = 75,100, 4,900, 12 "
-    "(count each summary's input tokens once, the first time it appears)")
-assert sorted(e["entry"] for e in c["evictions"] if e["turn"] == 12) == sorted(
-    f"turn-{j}" for j in range(1, 12)), "turns 1-11 leave the context at turn 12 (summarized)"
+assert log == [(e["turn"], e["entry"]) for e in want["evictions"]], (
+    f"the window's eviction log must list each entry once, the turn it left: got {log}")
+assert [(e["origin"], e["tokens"]) for e in w["evictions"]] == [
+    (e["origin"], e["tokens"]) for e in want["evictions"]], "log origin turn and size"
+c, want = rec["compact"], expect(compact, **S)
+same(c, want, f"compaction ({h.trigger:,} -> {h.target}) over {session} (count each "
+     "summary's input tokens once, the first time it appears)", FIELDS)
+fired = want["evictions"][0]["turn"]
+assert sorted(e["entry"] for e in c["evictions"] if e["turn"] == fired) == sorted(
+    e["entry"] for e in want["evictions"] if e["turn"] == fired), (
+    f"the turns summarized at turn {fired} leave the context then, and the log must say so")
+E = dict(preamble=h.ex_preamble, per_turn=h.ex_per_turn, turns=h.ex_turns)
+exercise = f"{h.ex_preamble:,} preamble + {h.ex_per_turn}/turn x {h.ex_turns}"
 k1, w1 = rec["ex_keep"], rec["ex_window"]
+kw, ww = expect(keep, **E), expect(window(h.ex_W), **E)
 assert (k1["cumulative"], k1["held"], w1["cumulative"], w1["held"]) == (
-        182_400, 12_200, 146_000, 7_000), (
-    f"exercise 1: {k1['cumulative']:,}/{k1['held']:,} and {w1['cumulative']:,}/"
-    f"{w1['held']:,}; expected 182,400/12,200 and 146,000/7,000")
-assert [e["turn"] for e in w1["evictions"] if e["entry"] == "turn-3"] == [14], (
-    "the turn-3 constraint is evicted at turn 14, and the log must say so")
+        kw["cumulative"], kw["held"], ww["cumulative"], ww["held"]), (
+    f"{exercise}: {k1['cumulative']:,}/{k1['held']:,} and {w1['cumulative']:,}/"
+    f"{w1['held']:,}; expected {kw['cumulative']:,}/{kw['held']:,} and "
+    f"{ww['cumulative']:,}/{ww['held']:,} (W={h.ex_W:,})")
+third = [e["turn"] for e in ww["evictions"] if e["entry"] == "turn-3"]
+assert [e["turn"] for e in w1["evictions"] if e["entry"] == "turn-3"] == third, (
+    f"with W={h.ex_W:,} the turn-3 constraint is evicted at turn {third}, and the log must "
+    "say so")
 o = rec["overflow"]
-assert (o["overflow_at"], len(o["submitted"]), o["held"]) == (35, 34, 16_200), (
+want = expect(keep, preamble=h.ex_preamble, per_turn=h.ex_per_turn, turns=60,
+              limit=h.overflow_limit)
+assert (o["overflow_at"], len(o["submitted"]), o["held"]) == (
+        want["overflow_at"], len(want["submitted"]), want["held"]), (
     f"overflow at turn {o['overflow_at']} after {len(o['submitted'])} turns holding "
-    f"{o['held']:,}; expected turn 35, after 34 turns holding 16,200 (the run stops at the "
-    "overflow)")
+    f"{o['held']:,}; against {h.overflow_limit:,} expected turn {want['overflow_at']}, after "
+    f"{len(want['submitted'])} turns holding {want['held']:,} (the run stops at the overflow)")
+quiet_limit = h.preamble + h.per_turn * h.quiet_steps + h.quiet_over
 quiet = rec["quiet"]["overflow_at"]
-assert quiet == 8, (
-    f"a policy that does not raise still overflows when its context exceeds the limit: turn 8 "
-    f"sends 4,100 > 4,096; got {quiet}")
+dies = h.quiet_steps + 2
+assert quiet == dies, (
+    f"a policy that does not raise still overflows when its context exceeds the limit: turn "
+    f"{dies} sends {h.preamble + h.per_turn * (dies - 1):,} > {quiet_limit:,}; got {quiet}")
 for P, a, n, got in rec["shapes"]:
     assert got == n * P + a * n * (n - 1) // 2, (
         f"closed form n*P + a*n(n-1)/2 fails at {P, a, n}: the ledger gave {got:,}")
@@ -1549,7 +1706,14 @@ assert (_first.overflow_at, _first.submitted, _first.cumulative, _first.held) ==
     f"{_first.overflow_at!r}, submitted {_first.submitted}, cumulative {_first.cumulative!r}, "
     f"held {_first.held!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
+
+h = hidden_inputs(preamble=range(1_000, 3_001, 250), per_turn=range(200, 401, 50),
+                  turns=range(16, 25), spike_at=range(2, 8), spike=range(10_000, 30_001, 1_000),
+                  cap=range(1_000, 4_001, 500), W=range(2_000, 4_001, 500),
+                  comp_preamble=range(1_000, 3_001, 250), comp_per_turn=range(200, 601, 50),
+                  comp_turns=range(40, 46), over_preamble=range(1_000, 3_001, 250),
+                  over_per_turn=range(200, 601, 50), over_limit=range(6_001, 12_001, 50))
 
 
 def everything(transcript, budget):
@@ -1558,7 +1722,7 @@ def everything(transcript, budget):
 
 def ref_window(transcript, budget):
     hist = list(transcript[2:])
-    while sum(x["tokens"] for x in hist) > 3_000:
+    while sum(x["tokens"] for x in hist) > h.W:
         del hist[0]
     return list(transcript[:2]) + hist
 
@@ -1567,53 +1731,138 @@ def last_three(transcript, budget):
     return list(transcript[:2]) + list(transcript[2:])[-3:]
 
 
-S = dict(preamble=2_000, per_turn=300, turns=20, spikes={4: 20_000})
-tool = ledger(everything, **S, cap=2_000, cap_in="tool")
-asm = ledger(everything, **S, cap=2_000, cap_in="assemble")
+S = dict(preamble=h.preamble, per_turn=h.per_turn, turns=h.turns, spikes={h.spike_at: h.spike})
+tool = ledger(everything, **S, cap=h.cap, cap_in="tool")
+asm = ledger(everything, **S, cap=h.cap, cap_in="assemble")
 win = ledger(ref_window, **S)
 spikes_after = record(spikes=S["spikes"])
 rec = record(
     raw=rep, tool=tool, asm=asm, win=win, spikes_after=spikes_after,
-    kept=ledger(last_three, **S, cap=2_000, cap_in="assemble"),
-    never=ledger(ref_window, **S, cap=2_000, cap_in="assemble"),
+    kept=ledger(last_three, **S, cap=h.cap, cap_in="assemble"),
+    never=ledger(ref_window, **S, cap=h.cap, cap_in="assemble"),
     comp=ledger(lambda t, b: assemble_summarize_and_compact(t, b, summarize=cc.summarize),
-                preamble=2_000, per_turn=300, turns=40),
-    over=ledger(everything, preamble=2_000, per_turn=300, turns=40, limit=10_000),
+                preamble=h.comp_preamble, per_turn=h.comp_per_turn, turns=h.comp_turns),
+    over=ledger(everything, preamble=h.over_preamble, per_turn=h.over_per_turn, turns=60,
+                limit=h.over_limit),
 )
 ### JUDGE
+import math
+
+from course.observe import hidden_inputs
+from course.worlds import context_cache as cc
+
+h = hidden_inputs(preamble=range(1_000, 3_001, 250), per_turn=range(200, 401, 50),
+                  turns=range(16, 25), spike_at=range(2, 8), spike=range(10_000, 30_001, 1_000),
+                  cap=range(1_000, 4_001, 500), W=range(2_000, 4_001, 500),
+                  comp_preamble=range(1_000, 3_001, 250), comp_per_turn=range(200, 601, 50),
+                  comp_turns=range(40, 46), over_preamble=range(1_000, 3_001, 250),
+                  over_per_turn=range(200, 601, 50), over_limit=range(6_001, 12_001, 50))
+
+
+def expect(policy, preamble, per_turn, turns, spikes=None, cap=None, cap_in="tool",
+           limit=math.inf):
+    """The ledger of the notebook's spec, run here on the grader's own policies."""
+    transcript = cc.preamble_entries(preamble)
+    appended, gone, summaries = list(transcript), set(), set()
+    out = {"submitted": [], "compaction": 0, "evictions": [], "overflow_at": None}
+    for turn in range(1, turns + 1):
+        arriving = [cc.step_entry(turn, per_turn)]
+        if (spikes or {}).get(turn):
+            size = spikes[turn] if cap is None or cap_in != "tool" else min(spikes[turn], cap)
+            arriving.append(cc.tool_output(turn, size))
+        try:
+            context = policy(transcript, limit)
+        except cc.ContextOverflow:
+            out["overflow_at"] = turn
+            break
+        sent = sum(e["tokens"] for e in context)
+        if sent > limit:
+            out["overflow_at"] = turn
+            break
+        out["submitted"].append(sent)
+        present = {e["id"] for e in context}
+        for e in context:
+            if e["kind"] == "summary" and e["id"] not in summaries:
+                summaries.add(e["id"])
+                out["compaction"] += e["usage"]["input_tokens"]
+        for e in appended:
+            if e["id"] not in present and e["id"] not in gone:
+                gone.add(e["id"])
+                out["evictions"].append({"turn": turn, "entry": e["id"], "origin": e["turn"],
+                                         "tokens": e["tokens"]})
+        if cap is not None and cap_in == "assemble":
+            for e in context:
+                if e["kind"] == "tool_output" and e["tokens"] > cap:
+                    e["tokens"] = cap
+        transcript.extend(arriving)
+        appended.extend(arriving)
+    out["cumulative"] = sum(out["submitted"])
+    out["held"] = out["submitted"][-1] if out["submitted"] else 0
+    out["binds_at"] = out["evictions"][0]["turn"] if out["evictions"] else None
+    return out
+
+
+def keep(transcript, limit):
+    if sum(x["tokens"] for x in transcript) > limit:
+        raise cc.ContextOverflow("over")
+    return list(transcript)
+
+
+def window(W):
+    def policy(transcript, limit):
+        hist = list(transcript[2:])
+        while sum(x["tokens"] for x in hist) > W:
+            del hist[0]
+        return list(transcript[:2]) + hist
+    return policy
+
+
+def everything(transcript, limit):
+    return list(transcript)
+
+
 got = rec["raw"]["cumulative"]
 assert got == 417_000, (
     f"a 20,000-token result at step 4 rides in prompts 5-20: expected 97,000 + 16 x 20,000 = "
     f"417,000, got {got:,}")
+S = dict(preamble=h.preamble, per_turn=h.per_turn, turns=h.turns, spikes={h.spike_at: h.spike})
+spiky = (f"{h.preamble:,} preamble + {h.per_turn}/turn x {h.turns}, a {h.spike:,}-token result "
+         f"at step {h.spike_at}")
+s, cap = h.spike_at, h.cap
 tool, asm = rec["tool"], rec["asm"]
-assert tool["cumulative"] == 129_000, (
-    f"cap in the tool: {tool['cumulative']:,}; expected 129,000")
-assert asm["cumulative"] == 147_000, (
-    f"cap in assemble: {asm['cumulative']:,}; expected 147,000 (the first carrying prompt pays "
-    "20,000, the next fifteen 2,000)")
+want = expect(everything, **S, cap=cap, cap_in="tool")["cumulative"]
+assert tool["cumulative"] == want, (
+    f"cap {cap:,} in the tool over {spiky}: {tool['cumulative']:,}; expected {want:,}")
+want = expect(everything, **S, cap=cap, cap_in="assemble")
+assert asm["cumulative"] == want["cumulative"], (
+    f"cap {cap:,} in assemble over {spiky}: {asm['cumulative']:,}; expected "
+    f"{want['cumulative']:,} (the first carrying prompt pays {h.spike:,}, the later ones "
+    f"{cap:,})")
 sub = asm["submitted"]
-assert sub[4:6] == [23_200, 5_500], (
-    f"turns 5 and 6 submitted {sub[4:6]}; the spike rides whole once (23,200), then capped "
-    "(5,500)")
+assert sub[s:s + 2] == want["submitted"][s:s + 2], (
+    f"turns {s + 1} and {s + 2} submitted {sub[s:s + 2]}; the spike rides whole once "
+    f"({want['submitted'][s]:,}), then capped ({want['submitted'][s + 1]:,})")
 win = rec["win"]
 left = [[e["turn"], e["origin"], e["tokens"]] for e in win["evictions"]
-        if e["entry"] == "output-4"]
-assert left == [[5, 4, 20_000]], f"the window evicts the spike at turn 5, unread: got {left}"
-assert win["cumulative"] == 73_300, (
-    f"window over the spiky session: {win['cumulative']:,} != 73,300")
-assert rec["spikes_after"]["spikes"] == {"4": 20_000}, "do not modify the caller's spikes"
-# carried at turns 5-7 (trimmed after turn 5's prompt), gone at turn 8: logged trimmed
+        if e["entry"] == f"output-{s}"]
+assert left == [[s + 1, s, h.spike]], (
+    f"the window W={h.W:,} evicts the spike at turn {s + 1}, unread: got {left}")
+want = expect(window(h.W), **S)["cumulative"]
+assert win["cumulative"] == want, (
+    f"window W={h.W:,} over {spiky}: {win['cumulative']:,} != {want:,}")
+assert rec["spikes_after"]["spikes"] == {str(s): h.spike}, "do not modify the caller's spikes"
+# carried at turns s+1 to s+3 (trimmed after turn s+1's prompt), gone at turn s+4: logged trimmed
 left = [[e["turn"], e["origin"], e["tokens"]] for e in rec["kept"]["evictions"]
-        if e["entry"] == "output-4"]
-assert left == [[8, 4, 2_000]], (
+        if e["entry"] == f"output-{s}"]
+assert left == [[s + 4, s, cap]], (
     f"a spike trimmed by cap_in='assemble' is logged at its trimmed size when it goes: "
-    f"expected [(8, 4, 2000)], got {left}")
+    f"expected [({s + 4}, {s}, {cap})], got {left}")
 # a policy that never carries the spike never trims it
 left = [[e["turn"], e["origin"], e["tokens"]] for e in rec["never"]["evictions"]
-        if e["entry"] == "output-4"]
-assert left == [[5, 4, 20_000]], (
+        if e["entry"] == f"output-{s}"]
+assert left == [[s + 1, s, h.spike]], (
     f"cap_in='assemble' trims only after a prompt carried the spike; never carried, it is "
-    f"logged whole: expected [(5, 4, 20000)], got {left}")
+    f"logged whole: expected [({s + 1}, {s}, {h.spike})], got {left}")
 # summaries never enter the eviction log, only appended entries
 comp = [e["entry"] for e in rec["comp"]["evictions"]]
 assert comp and all(not str(e).startswith("summary") for e in comp), (
@@ -1621,10 +1870,12 @@ assert comp and all(not str(e).startswith("summary") for e in comp), (
     f"got {[e for e in comp if str(e).startswith('summary')][:3]}")
 # the overflow turn sent nothing, so it is not in submitted
 over = rec["over"]
-assert over["overflow_at"] == 28 and len(over["submitted"]) == 27, (
-    f"the overflow turn is not in submitted (nothing was sent on it): turn 28's prompt is "
-    f"10,100 > 10,000, so 27 entries; got overflow_at={over['overflow_at']}, "
-    f"{len(over['submitted'])} entries")
+P, a, limit = h.over_preamble, h.over_per_turn, h.over_limit
+dies = next(k for k in range(1, 61) if P + a * (k - 1) > limit)
+assert over["overflow_at"] == dies and len(over["submitted"]) == dies - 1, (
+    f"the overflow turn is not in submitted (nothing was sent on it): {P:,} + {a}/turn against "
+    f"{limit:,}, turn {dies}'s prompt is {P + a * (dies - 1):,} > {limit:,}, so {dies - 1} "
+    f"entries; got overflow_at={over['overflow_at']}, {len(over['submitted'])} entries")
 ### END HIDDEN TESTS
 
 # %% [markdown]
@@ -1990,16 +2241,22 @@ assert len(_notes) == 1, (
     f"a tool whose result is None ran {len(_notes)} times for one key; test 'key in table', "
     "not the stored value")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(late_customer=tuple(f"c-{n}" for n in range(20, 100)),
+                  late_cents=range(100, 50_001, 100), late_key=range(10, 10_000),
+                  new_key=range(10, 10_000),
+                  keyless_customer=tuple(f"c-{n}" for n in range(20, 100)),
+                  keyless_cents=range(100, 50_001, 100))
 at_replay = record(again=again, rows=book.rows)
 restarted = with_request_key(book.post_invoice, table=table)      # a new process, same table
 replayed = [dict(e) for e in transcript]
 at_restart = record(value=restarted(replayed[-1]), rows=book.rows)
 late = cc.InvoiceBook()
 late_table = {}
-entry2 = cc.issue_call(transcript, "post_invoice", {"customer_id": "c-18", "amount_cents": 700},
-                       rng=random.Random(5))
+entry2 = cc.issue_call(transcript, "post_invoice",
+                       {"customer_id": h.late_customer, "amount_cents": h.late_cents},
+                       rng=random.Random(h.late_key))
 slow = cc.Link(with_request_key(late.post_invoice, table=late_table), [cc.LATE_COMMIT], book=late)
 try:
     slow(entry2)
@@ -2008,14 +2265,22 @@ except cc.ToolTimeout:      # the first attempt is still in flight
 slow(entry2)
 late.settle()
 other = cc.issue_call(transcript, "post_invoice", {"customer_id": "c-17", "amount_cents": 12_900},
-                      rng=random.Random(6))
+                      rng=random.Random(h.new_key))
 link(other)
 after_new = len(book.rows)
 keyless = with_request_key(book.post_invoice, table={})
-no_key = outcome(keyless, {"input": {"customer_id": "c-19", "amount_cents": 100}})
+no_key = outcome(keyless, {"input": {"customer_id": h.keyless_customer,
+                                     "amount_cents": h.keyless_cents}})
 rec = record(at_replay=at_replay, at_restart=at_restart, late=len(late.rows),
              after_new=after_new, no_key=no_key, after_no_key=len(book.rows))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(late_customer=tuple(f"c-{n}" for n in range(20, 100)),
+                  late_cents=range(100, 50_001, 100), late_key=range(10, 10_000),
+                  new_key=range(10, 10_000),
+                  keyless_customer=tuple(f"c-{n}" for n in range(20, 100)),
+                  keyless_cents=range(100, 50_001, 100))
 rows = rec["at_replay"]["rows"]
 assert len(rows) == 1, (
     f"the replayed call made {len(rows)} invoices; deduplicate on the transcript entry's "
@@ -2026,11 +2291,13 @@ assert restart["value"] == rows[0] and len(restart["rows"]) == 1, (
     "after a restart, replaying the transcript's entry must not write again: the key comes "
     "from the transcript, not from anything the old process held")
 assert rec["late"] == 1, (
-    f"a late commit plus a retry made {rec['late']} invoices; the key must dedupe both")
+    f"a late commit plus a retry of {h.late_customer}'s {h.late_cents}-cent invoice made "
+    f"{rec['late']} invoices; the key must dedupe both")
 assert rec["after_new"] == 2, "a NEW call (a new key) with the same arguments is a new invoice"
 raised = rec["no_key"]["raised"]
 assert raised is not None and raised["type"] == "KeyError", (
-    f"a call with no request_key was written (or raised {raised}); raise KeyError instead")
+    f"a call with no request_key ({h.keyless_customer}, {h.keyless_cents} cents) was written "
+    f"(or raised {raised}); raise KeyError instead")
 assert rec["after_no_key"] == 2, "a call with no request_key must raise before calling the tool"
 ### END HIDDEN TESTS
 

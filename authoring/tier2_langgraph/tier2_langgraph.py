@@ -237,17 +237,20 @@ assert offered == ["lookup_order", "refund_order"], (
     f"the model was offered the tools {offered}; the agent node must call the model "
     "bound with llm.bind_tools(tools)")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
+
+h = hidden_inputs(crash_thread=("t-9", "t-23", "ticket-58", "case-4410", "run-7b", "order-A-1042"),
+                  crash_drop_at=(1, 2, 3))
 
 
 def first_run():
     folder = tempfile.mkdtemp()
-    shop, api = graphs.Shop(), graphs.refund_api(drop_at=2)
+    shop, api = graphs.Shop(), graphs.refund_api(drop_at=h.crash_drop_at)
     with api.serve() as url:
         app = build_graph(graphs.chat_model(url), shop.tools(), checkpointer=SqliteSaver(
             sqlite3.connect(os.path.join(folder, "cp.sqlite"), check_same_thread=False)))
         try:
-            out = run_or_resume(app, graphs.GOAL, thread_id="t-9")
+            out = run_or_resume(app, graphs.GOAL, thread_id=h.crash_thread)
         except NotImplementedError:
             raise
         except Exception as exc:  # noqa: BLE001 - what it raised is the observation
@@ -259,12 +262,15 @@ rec = record(died=first_run(), lookups=shop.lookups, refunds=shop.refunds, out=o
              out_type=type(out).__name__, requests=api.requests)
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
 from course.worlds import graphs
 
+h = hidden_inputs(crash_thread=("t-9", "t-23", "ticket-58", "case-4410", "run-7b", "order-A-1042"),
+                  crash_drop_at=(1, 2, 3))
 died = rec["died"]
 assert died["raised"] is not None and "APIConnectionError" in died["raised"], (
-    f"the run did not die on the dropped connection (it gave {died}); "
-    "let errors from app.invoke propagate unchanged")
+    f"a new thread {h.crash_thread!r} whose model call {h.crash_drop_at} drops the connection "
+    f"did not die (it gave {died}); let errors from app.invoke propagate unchanged")
 lookups = rec["lookups"]
 assert lookups == ["A-1042"], (
     f"lookup ran {len(lookups)} times across the crash; resume with app.invoke(None, "
@@ -667,7 +673,9 @@ assert kept == 2 * calls + 1 and str(out["messages"][0].text) == "q", (
     f"{kept} messages in the final state after {calls} calls (expected {2 * calls + 1}: the "
     "question, each reply and tool result, the report); messages needs add_messages")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
+
+h = hidden_inputs(budget_limit=(0.75, 1.0, 1.25, 1.5), budget_per_call=(0.125, 0.25, 0.375))
 
 
 def observed(limit, per_call):
@@ -676,23 +684,30 @@ def observed(limit, per_call):
             "last": str(out["messages"][-1].text)}
 
 
-rec = record(first=observed(2.00, 0.50), quarter=outcome(observed, 1.00, 0.25))
+rec = record(first=observed(2.00, 0.50),
+             drawn=outcome(observed, h.budget_limit, h.budget_per_call))
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
+
+h = hidden_inputs(budget_limit=(0.75, 1.0, 1.25, 1.5), budget_per_call=(0.125, 0.25, 0.375))
 
 first = rec["first"]
 first["calls"] = len(log_of(first["requests"]))
 assert first["spent"] == 0.50 * first["calls"], (
     f"after {first['calls']} calls of $0.50 spent is {first['spent']}; the reducer must add "
     "the deltas")
-quarter = rec["quarter"]
-assert quarter["raised"] is None, quarter["raised"] and quarter["raised"]["message"]
-got = quarter["value"]
+limit, per_call = h.budget_limit, h.budget_per_call
+drawn = rec["drawn"]
+assert drawn["raised"] is None, drawn["raised"] and drawn["raised"]["message"]
+got = drawn["value"]
 got["calls"] = len(log_of(got["requests"]))
-assert got["spent"] == 0.25 * got["calls"] and got["spent"] >= 1.0, (
-    f"$0.25 a call gave spent {got['spent']} after {got['calls']} calls; the total must be "
-    "the sum")
-assert str(got["last"]).startswith("stopped: budget"), "the halt node's report ends it"
+assert got["spent"] == per_call * got["calls"] and got["spent"] >= limit, (
+    f"${per_call:g} a call against a ${limit:.2f} limit gave spent {got['spent']} after "
+    f"{got['calls']} calls; the total must be the sum of every call's cost (operator.add), "
+    "and the run halts once it reaches the limit")
+assert str(got["last"]).startswith(f"stopped: budget of ${limit:.2f} reached"), (
+    f"the halt node's report ends the run; it ended with {got['last']!r}")
 assert first["kept"] == 2 * first["calls"] + 1, (
     f"{first['kept']} messages kept after {first['calls']} calls; messages needs add_messages")
 assert first["last"].startswith("stopped: budget"), "the halt node's report ends the run"
@@ -902,16 +917,27 @@ for what, state, repeat, want in cases:
         f"loop_guard on {what} gave {kind}, expected {want}; count every call of every "
         "AIMessage, identity name + json.dumps(args, sort_keys=True), against repeat (>=)")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_out2, _api2 = guarded_run(graphs.STUCK_PLAN, True, repeat=2)
+h = hidden_inputs(guard_repeat=(2, 4, 5, 6),
+                  guard_query=("refund policy for damaged goods", "return window for opened items",
+                               "warranty on refurbished phones", "shipping cost to Norway",
+                               "how to cancel an order"))
+_out2, _api2 = guarded_run([("search_docs", {"q": h.guard_query})], True, repeat=h.guard_repeat)
 rec = record(requests=api.requests, halted=out["halted"], last=str(out["messages"][-1].text),
-             repeat2=_api2.requests, kinds=kinds)
+             drawn=_api2.requests, drawn_halted=_out2["halted"],
+             drawn_last=str(_out2["messages"][-1].text), kinds=kinds)
 ### JUDGE
 import json
 
 from course.hub import log_of
+from course.observe import hidden_inputs
 from course.worlds.graphs import HALT, NUDGE
+
+h = hidden_inputs(guard_repeat=(2, 4, 5, 6),
+                  guard_query=("refund policy for damaged goods", "return window for opened items",
+                               "warranty on refurbished phones", "shipping cost to Norway",
+                               "how to cancel an order"))
 
 reqs = [r["messages"] for r in log_of(rec["requests"])]
 nudged = [i for i, r in enumerate(reqs) if NUDGE in json.dumps(r)]
@@ -923,8 +949,17 @@ assert len(reqs) == 4 and nudged == [3], (
     "the 3rd identical call and the halt after the 4th")
 assert rec["halted"] is True and rec["last"] == HALT, (
     "after the nudge the next repeat must halt with HALT and halted=True")
-calls = len(log_of(rec["repeat2"]))
-assert calls == 3, f"repeat=2: {calls} model calls, expected 3"
+repeat = h.guard_repeat
+drawn = [r["messages"] for r in log_of(rec["drawn"])]
+drawn_nudged = [i for i, r in enumerate(drawn) if NUDGE in json.dumps(r)]
+assert len(drawn) == repeat + 1 and drawn_nudged[:1] == [repeat], (
+    f"a model stuck on search_docs(q={h.guard_query!r}) with repeat={repeat}: {len(drawn)} "
+    f"model calls, first nudge in request {drawn_nudged[:1]}; expected the nudge after the "
+    f"call made {repeat} times (count >= repeat, the repeat argument) and the halt after the "
+    f"next, {repeat + 1} calls")
+assert rec["drawn_halted"] is True and rec["drawn_last"] == HALT, (
+    f"repeat={repeat}: after the nudge the next repeat must halt with HALT and halted=True; "
+    f"got halted={rec['drawn_halted']!r}, last message {rec['drawn_last']!r}")
 assert rec["kinds"] == {"two repeats, repeat=3": "go on", "two repeats, repeat=2": "nudge",
                         "same args in another key order": "nudge",
                         "a repeat after the nudge": "halt",
@@ -1128,26 +1163,50 @@ for empty in ("", "   "):
         f"a cached {empty!r} gave {served[empty]!r}; an empty answer is a miss: "
         "{'cache_hit': False}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(
+    hit_tenant=("acme", "initech", "umbrella", "hooli", "globex"),
+    hit_pair=(("How do I rotate an API key?", "Settings, then Keys, then Rotate."),
+              ("How do I reset my password?", "Use the Forgot password link."),
+              ("Where is my invoice?", "Billing, then Invoices."),
+              ("How do I add a seat?", "Admin, then Seats, then Add.")),
+    hit_new=(("How do I delete a user?", "Admin, then Users."),
+             ("Can I export my data?", "Yes: Settings, then Export."),
+             ("How do I enable SSO?", "Security, then SSO."),
+             ("What is the API rate limit?", "100 requests a minute.")))
 _cache = graphs.ExactCache()
-ask(_cache, "acme", "How do I rotate an API key?", ["Settings, then Keys, then Rotate."])
-_hit = ask(_cache, "acme", "How do I rotate an API key?", ["a second model answer"], fake=True)
-_new = ask(_cache, "acme", "How do I delete a user?", ["Admin, then Users."], fake=True)
+ask(_cache, h.hit_tenant, h.hit_pair[0], [h.hit_pair[1]])
+_hit = ask(_cache, h.hit_tenant, h.hit_pair[0], ["a second model answer"], fake=True)
+_new = ask(_cache, h.hit_tenant, h.hit_new[0], [h.hit_new[1]], fake=True)
 rec = record(hit={"answer": _hit[0], "requests": _hit[1].requests},
              new={"answer": _new[0], "requests": _new[1].requests},
              found=[found.get("cache_hit"), [str(m.text) for m in found.get("messages", [])]],
              served=list(served.values()))
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
 
+h = hidden_inputs(
+    hit_tenant=("acme", "initech", "umbrella", "hooli", "globex"),
+    hit_pair=(("How do I rotate an API key?", "Settings, then Keys, then Rotate."),
+              ("How do I reset my password?", "Use the Forgot password link."),
+              ("Where is my invoice?", "Billing, then Invoices."),
+              ("How do I add a seat?", "Admin, then Seats, then Add.")),
+    hit_new=(("How do I delete a user?", "Admin, then Users."),
+             ("Can I export my data?", "Yes: Settings, then Export."),
+             ("How do I enable SSO?", "Security, then SSO."),
+             ("What is the API rate limit?", "100 requests a minute.")))
+question, answer = h.hit_pair
 got, calls = rec["hit"]["answer"], len(log_of(rec["hit"]["requests"]))
 assert calls == 0, (
-    f"a repeated question made {calls} model call(s); on a hit, cache_route must go to END")
-assert got == "Settings, then Keys, then Rotate.", (
-    f"the hit must answer the cached text; got {got!r}")
+    f"tenant {h.hit_tenant!r} asking {question!r} a second time made {calls} model call(s); "
+    "on a hit, cache_route must go to END")
+assert got == answer, (
+    f"the hit must answer the cached text {answer!r}; got {got!r}")
 got, calls = rec["new"]["answer"], len(log_of(rec["new"]["requests"]))
-assert (got, calls) == ("Admin, then Users.", 1), f"a new question must miss: {got!r}, {calls}"
+assert (got, calls) == (h.hit_new[1], 1), (
+    f"a new question ({h.hit_new[0]!r}) must miss and make one model call: {got!r}, {calls}")
 assert rec["found"] == [True, ["the new answer"]], (
     f"the lookup on a 2-question history gave {rec['found']}; the question is the last message")
 assert rec["served"] == [{"cache_hit": False}] * 2, (
@@ -1468,19 +1527,34 @@ assert isinstance(default, str) and default.splitlines() == [f"line {i}" for i i
     f"read_artifact('log.txt') gave {len(str(default).splitlines())} lines; the defaults are "
     "offset=0, limit=200")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(bad_offset=range(-40, 0), bad_limit=range(-40, 0),
+                  float_offset=(0.0, 1.0, 2.0, 2.5, 10.0), abs_offset=range(1, 2990),
+                  abs_limit=range(1, 8), zero_offset=range(0, 3000),
+                  missing=("missing.txt", "gone.log", "nope/none.txt", "report-2.txt",
+                           "old/log.txt"))
 rec = record(refusals=_refused.requests, window=_windowed.requests,
-             link=outcome(reader, "link.txt"), missing=outcome(reader, "missing.txt"),
+             link=outcome(reader, "link.txt"), missing=outcome(reader, h.missing),
              bad_args=[outcome(reader, "log.txt", **a) for a in
-                       ({"offset": -1}, {"limit": -3}, {"offset": 2.0}, {"offset": False})],
+                       ({"offset": h.bad_offset}, {"limit": h.bad_limit},
+                        {"offset": h.float_offset}, {"offset": False})],
              edge=outcome(reader, "log.txt", offset=2999, limit=5),
              folder=outcome(reader, root),
-             absolute=outcome(reader, os.path.join(root, "log.txt"), offset=1, limit=1),
-             zero=outcome(reader, "log.txt", limit=0), default=outcome(reader, "log.txt"))
+             absolute=outcome(reader, os.path.join(root, "log.txt"), offset=h.abs_offset,
+                              limit=h.abs_limit),
+             zero=outcome(reader, "log.txt", offset=h.zero_offset, limit=0),
+             default=outcome(reader, "log.txt"))
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
 from course.worlds import graphs
+
+h = hidden_inputs(bad_offset=range(-40, 0), bad_limit=range(-40, 0),
+                  float_offset=(0.0, 1.0, 2.0, 2.5, 10.0), abs_offset=range(1, 2990),
+                  abs_limit=range(1, 8), zero_offset=range(0, 3000),
+                  missing=("missing.txt", "gone.log", "nope/none.txt", "report-2.txt",
+                           "old/log.txt"))
 
 refusals = [str(r["content"]) for r in graphs.results_sent(log_of(rec["refusals"]), 2)]
 leaked = [r for r in refusals if "s3cr3t" in r]
@@ -1501,23 +1575,30 @@ assert link["raised"] is None and str(link["value"]).startswith("Error:"), (
     f"a symlink inside root pointing out must be refused with an Error: string; got {link}")
 missing = rec["missing"]
 assert missing["raised"] is None and str(missing["value"]).startswith("Error:"), (
-    f"a missing file is an Error: string, not a raise; got {missing}")
+    f"a missing file ({h.missing!r}) is an Error: string, not a raise; got {missing}")
 assert window.startswith("line 10\nline 11") and window.endswith("line 409"), (
     "read_artifact inside root must return lines offset..offset+limit")
 bad_args = rec["bad_args"]
-assert all(b["raised"] is None and str(b["value"]).startswith("Error:") for b in bad_args), (
+tried = [{"offset": h.bad_offset}, {"limit": h.bad_limit}, {"offset": h.float_offset},
+         {"offset": False}]
+wrong = [(a, b) for a, b in zip(tried, bad_args)
+         if not (b["raised"] is None and str(b["value"]).startswith("Error:"))]
+assert len(bad_args) == len(tried) and not wrong, (
     f"read_artifact offset/limit that is not an int of 0 or more must give 'Error:'; got "
-    f"{bad_args!r}")
+    f"{wrong!r}")
 edge = rec["edge"]
 assert edge["raised"] is None and edge["value"] == "line 2999", (
     f"read_artifact of the last line (offset 2999 of 3000) must be 'line 2999'; got {edge!r}")
 folder = rec["folder"]
 assert folder["raised"] is None and str(folder["value"]).startswith("Error:"), (
     f"reading the folder itself must give an Error: string, not a raise; got {folder}")
-assert rec["absolute"] == {"value": "line 1", "raised": None}, (
-    f"an absolute path inside root must be read; got {rec['absolute']}")
+start, size = h.abs_offset, h.abs_limit
+want = "\n".join(f"line {i}" for i in range(start, start + size))
+assert rec["absolute"] == {"value": want, "raised": None}, (
+    f"an absolute path inside root must be read, offset={start}, limit={size} is lines "
+    f"{start} to {start + size - 1}; got {rec['absolute']}")
 assert rec["zero"]["raised"] is None and rec["zero"]["value"] == "", (
-    f"limit=0 is a valid empty window; got {rec['zero']}")
+    f"limit=0 (offset={h.zero_offset}) is a valid empty window; got {rec['zero']}")
 default = rec["default"]
 assert default["raised"] is None and str(default["value"]).splitlines() == [
     f"line {i}" for i in range(200)], "the default window is offset=0, limit=200"
