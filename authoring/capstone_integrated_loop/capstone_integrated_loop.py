@@ -636,8 +636,18 @@ for tool_name, run_tenant, console, want, why in [
     assert verdict is want, (
         f"authorize: {why}; authorize({tool_name!r}, {{}}, {run_tenant!r}) got {verdict!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+import random
 
+from course.observe import hidden_inputs, hidden_seed, outcome, record
+
+h = hidden_inputs(tenant=("acme", "globex", "initech", "umbrella", "hooli"),
+                  console_tenant=("globex", "acme", "initech", "umbrella", "hooli"),
+                  console_tool=("send_email", "issue_refund", "update_account"),
+                  truthy=("yes", "true", 1, "confirmed", 2),
+                  unknown=(("rm_rf", "delete_account"), ("drop_tables", "exec_shell"),
+                           ("wire_money", "grant_admin"), ("rm_rf", "reset_password")),
+                  lookalike=("SEARCH_DOCS", "Search_Docs", "search_docs ", "GET_ACCOUNT",
+                             "get-order"))
 _yes = lambda tenant, tool, args: True   # noqa: E731
 _seen = []
 
@@ -647,20 +657,36 @@ def _console(tenant, tool, args):
     return True
 
 
-_approvers = {"never": never, "yes": _yes, "console": _console, "truthy": lambda *a: "yes"}
+_approvers = {"never": never, "yes": _yes, "console": _console,
+              "truthy": lambda *a: h.truthy}
 _cases = [("issue_refund", {"order_id": "A", "amount_usd": 5, "confirmed": True}, "acme", "never"),
           ("search_docs", {"query": "q"}, "acme", "never")]
-_cases += [(_tool, {}, "acme", "never")
+_cases += [(_tool, {}, h.tenant, "never")
            for _tool in ("search_docs", "get_account", "get_order", "read_artifact")]
 for _tool in ("send_email", "issue_refund", "update_account"):
-    _cases += [(_tool, {"confirmed": True}, "acme", "never"), (_tool, {}, "acme", "yes"),
+    _cases += [(_tool, {"confirmed": True}, h.tenant, "never"), (_tool, {}, h.tenant, "yes"),
                (_tool, {}, "", "yes"), (_tool, {}, None, "yes")]
-_cases += [(_tool, {}, "acme", "yes") for _tool in ("rm_rf", "delete_account", "", "SEARCH_DOCS")]
-_cases += [("send_email", {"to": "x"}, "globex", "console"), ("issue_refund", {}, "acme", "truthy")]
+_cases += [(_tool, {}, h.tenant, "yes") for _tool in (*h.unknown, "", h.lookalike)]
+_cases += [(h.console_tool, {"to": "x"}, h.console_tenant, "console"),
+           ("issue_refund", {}, h.tenant, "truthy")]
+_order = list(range(len(_cases)))
+random.Random(hidden_seed()).shuffle(_order)
 _answers = [[_tool, _tenant, outcome(authorize, _tool, _args, _tenant, approved=_approvers[_who])]
-            for _tool, _args, _tenant, _who in _cases]
+            for _tool, _args, _tenant, _who in (_cases[_i] for _i in _order)]
 rec = record(answers=_answers, seen=_seen)
 ### JUDGE
+import random
+
+from course.observe import hidden_inputs, hidden_seed
+
+h = hidden_inputs(tenant=("acme", "globex", "initech", "umbrella", "hooli"),
+                  console_tenant=("globex", "acme", "initech", "umbrella", "hooli"),
+                  console_tool=("send_email", "issue_refund", "update_account"),
+                  truthy=("yes", "true", 1, "confirmed", 2),
+                  unknown=(("rm_rf", "delete_account"), ("drop_tables", "exec_shell"),
+                           ("wire_money", "grant_admin"), ("rm_rf", "reset_password")),
+                  lookalike=("SEARCH_DOCS", "Search_Docs", "search_docs ", "GET_ACCOUNT",
+                             "get-order"))
 _want = [(False, "confirmed=True came from the model's own arguments; only approved(...) may "
                  "allow a write"),
          (True, "read-only tools are allowed without a console confirmation")]
@@ -672,9 +698,13 @@ for _tool in ("send_email", "issue_refund", "update_account"):
               (False, f"{_tool} without a tenant is denied"),
               (False, f"{_tool} with tenant None is denied")]
 _want += [(False, f"unknown tool {_tool!r} must be denied (allow-list, not deny-list)")
-          for _tool in ("rm_rf", "delete_account", "", "SEARCH_DOCS")]
-_want += [(True, "send_email with a console confirmation and a tenant is allowed"),
-          (False, "approved must return True exactly; a truthy string is not a confirmation")]
+          for _tool in (*h.unknown, "", h.lookalike)]
+_want += [(True, f"{h.console_tool} with a console confirmation and a tenant is allowed"),
+          (False, f"approved must return True exactly; a truthy {h.truthy!r} is not a "
+                  "confirmation")]
+_order = list(range(len(_want)))
+random.Random(hidden_seed()).shuffle(_order)
+_want = [_want[_i] for _i in _order]
 _answers = rec["answers"]
 assert len(_answers) == len(_want), "every authorize call of this cell must be recorded"
 for (_tool, _tenant, _got), (_expected, _why) in zip(_answers, _want, strict=True):
@@ -684,8 +714,9 @@ for (_tool, _tenant, _got), (_expected, _why) in zip(_answers, _want, strict=Tru
         f"{_raised and _raised['message']}; authorize returns True or False")
     assert _got["value"] is _expected, (
         f"{_why}; authorize({_tool!r}, ..., {_tenant!r}) returned {_got['value']!r}")
-assert rec["seen"] == [["globex", "send_email"]], (
-    f"approved is asked with (tenant, tool, args): {rec['seen']}")
+assert rec["seen"] == [[h.console_tenant, h.console_tool]], (
+    f"approved is asked with (tenant, tool, args): {h.console_tool} for {h.console_tenant} "
+    f"asked {rec['seen']}")
 ### END HIDDEN TESTS
 
 # %% id="goal_needs_resolvable_claims" kind="tests" points=3
@@ -721,11 +752,21 @@ for answer_text, want, why in [
     assert isinstance(verdict, tuple) and verdict == want, (
         f"goal_predicate: {why}; goal_predicate({answer_text!r}, trace) got {verdict!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-_read = Trace(steps=[Step("search_docs", {"query": "q"}, "[docs/a.md] rotate keys here"),
-                     Step("get_account", {}, "[account/acme] plan Team"),
-                     Step("get_order", {"order_id": "X"}, "[order/X] secret", True)])
+h = hidden_inputs(doc=("docs/a.md", "docs/keys.md", "docs/rotation.md", "kb/api-keys"),
+                  tenant=("acme", "globex", "initech", "umbrella"),
+                  order=("X", "Z9", "ORD-7731", "A1"),
+                  made_up=("docs/made-up.md", "docs/none.md", "kb/missing", "docs/old-keys.md"),
+                  nope=("nope", "docs/b.md", "ticket/42", "kb/rotate"),
+                  labels=(("A", "B", "C"), ("X", "Y", "Z"), ("1", "2", "3"),
+                          ("alpha", "beta", "gamma")),
+                  indent=("  ", " ", "\t", "    "), pad=("  ", " ", "   "))
+_doc, _acct, _order = h.doc, f"account/{h.tenant}", f"order/{h.order}"
+_a, _b, _c = h.labels
+_read = Trace(steps=[Step("search_docs", {"query": "q"}, f"[{_doc}] rotate keys here"),
+                     Step("get_account", {}, f"[{_acct}] plan Team"),
+                     Step("get_order", {"order_id": h.order}, f"[{_order}] secret", True)])
 
 
 def _verdict(answer, trace):
@@ -735,24 +776,34 @@ def _verdict(answer, trace):
 
 _answers = [("Everything is fixed.", read),
             ("Claim 1: rotate it [src:docs/a.md]\nClaim 2: it broke", read),
-            ("Claim 1: rotate [src:docs/a.md]", _read),
+            (f"Claim 1: rotate [src:{_doc}]", _read),
             ("", _read),
-            ("   \n  ", _read),
-            ("Claim 1: x [src:docs/made-up.md]", _read),
-            ("Claim 1: x [src:order/X]", _read),
-            ("Claim 1: a [src:docs/a.md] [src:account/acme]\n  Claim 2: b [src:account/acme]",
-             _read),
-            ("Claim 1: a [src:docs/a.md] [src:nope]", _read),
-            ("Claim A: a\nnotes\nClaim B: b [src:docs/a.md]\nClaim C: c", _read),
-            ("Summary line\nClaim 1: ok [src:docs/a.md]\nThanks!", _read),
-            ("Claim 1: x [src:]\nClaim 2: y [src:docs/a.md]", _read),
-            ("Claim 1: x [src:  account/acme ]", _read),
-            ("Claim 1: a [src:docs/a.md]\n  Claim 2: b", _read)]
+            (f"{h.indent}\n{h.pad}", _read),
+            (f"Claim 1: x [src:{h.made_up}]", _read),
+            (f"Claim 1: x [src:{_order}]", _read),
+            (f"Claim 1: a [src:{_doc}] [src:{_acct}]\n{h.indent}Claim 2: b [src:{_acct}]", _read),
+            (f"Claim 1: a [src:{_doc}] [src:{h.nope}]", _read),
+            (f"Claim {_a}: a\nnotes\nClaim {_b}: b [src:{_doc}]\nClaim {_c}: c", _read),
+            (f"Summary line\nClaim 1: ok [src:{_doc}]\nThanks!", _read),
+            (f"Claim 1: x [src:]\nClaim 2: y [src:{_doc}]", _read),
+            (f"Claim 1: x [src:{h.pad}{_acct}{h.pad}]", _read),
+            (f"Claim 1: a [src:{_doc}]\n{h.indent}Claim 2: b", _read)]
 rec = record(verdicts=[[_answer, outcome(_verdict, _answer, _trace)]
                        for _answer, _trace in _answers])
 ### JUDGE
+from course.observe import hidden_inputs
 from course.worlds.capstone import NO_CLAIMS, UNVERIFIED
 
+h = hidden_inputs(doc=("docs/a.md", "docs/keys.md", "docs/rotation.md", "kb/api-keys"),
+                  tenant=("acme", "globex", "initech", "umbrella"),
+                  order=("X", "Z9", "ORD-7731", "A1"),
+                  made_up=("docs/made-up.md", "docs/none.md", "kb/missing", "docs/old-keys.md"),
+                  nope=("nope", "docs/b.md", "ticket/42", "kb/rotate"),
+                  labels=(("A", "B", "C"), ("X", "Y", "Z"), ("1", "2", "3"),
+                          ("alpha", "beta", "gamma")),
+                  indent=("  ", " ", "\t", "    "), pad=("  ", " ", "   "))
+_doc, _acct, _order = h.doc, f"account/{h.tenant}", f"order/{h.order}"
+_a, _b, _c = h.labels
 _verdicts = rec["verdicts"]
 assert len(_verdicts) == 14, "every goal_predicate call of this cell must be recorded"
 _got = []
@@ -770,20 +821,26 @@ assert passed is False and feedback == NO_CLAIMS, (
 passed, feedback = _got[1]
 assert passed is False and "Claim 2" in feedback, (
     f"Claim 2 has no citation: fail and name it in the feedback; got {(passed, feedback)}")
-assert _got[2] == [True, ""], "one claim citing a source the trace read passes with (True, '')"
+assert _got[2] == [True, ""], (
+    f"one claim citing a source the trace read ([src:{_doc}]) passes with (True, '')")
 assert _got[3] == [False, NO_CLAIMS], "an empty answer fails with NO_CLAIMS"
 assert _got[4] == [False, NO_CLAIMS], "whitespace fails with NO_CLAIMS"
 assert _got[5] == [False, UNVERIFIED.format(labels="Claim 1")], (
-    "a citation no tool result contains does not resolve: UNVERIFIED with its label")
-assert _got[6][0] is False, "a source seen only in an is_error result does not resolve"
+    f"a citation no tool result contains ([src:{h.made_up}]) does not resolve: UNVERIFIED "
+    f"with its label")
+assert _got[6][0] is False, (
+    f"a source seen only in an is_error result ([src:{_order}]) does not resolve")
 assert _got[7] == [True, ""], "several citations that all resolve pass; claims may be indented"
-assert _got[8][0] is False, "every citation of a claim must resolve, not just one"
-assert _got[9] == [False, UNVERIFIED.format(labels="Claim A, Claim C")], (
-    "the failing labels in order, joined by ', '")
+assert _got[8][0] is False, (
+    f"every citation of a claim must resolve, not just one ([src:{h.nope}] does not)")
+_failing = f"Claim {_a}, Claim {_c}"
+assert _got[9] == [False, UNVERIFIED.format(labels=_failing)], (
+    f"the failing labels in order, joined by ', ' ({_failing}); got {_got[9]!r}")
 assert _got[10] == [True, ""], "lines that are not claims are not checked"
 assert _got[11] == [False, UNVERIFIED.format(labels="Claim 1")], (
     f"an empty id ([src:]) never resolves; got {_got[11]!r}")
-assert _got[12] == [True, ""], f"the id is stripped of spaces; got {_got[12]!r}"
+assert _got[12] == [True, ""], (
+    f"the id is stripped of spaces ([src:{h.pad}{_acct}{h.pad}]); got {_got[12]!r}")
 assert _got[13] == [False, UNVERIFIED.format(labels="Claim 2")], (
     f"a claim is a line whose stripped text starts with Claim: an indented claim with no "
     f"citation fails; got {_got[13]!r}")
@@ -810,18 +867,25 @@ assert len(empty.api.requests) == 0 and (out_empty["ok"], out_empty["text"]) == 
     f"cache hit: only None is a miss, so an empty string is a hit too; got "
     f"{len(empty.api.requests)} calls, ok {out_empty['ok']!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_d = world.doubles([world.answer("Claim 1: x [src:a]")], hit="")
-_out = run("q", "globex", client=_d.api.client(), guards=_d.guards)
-_miss = world.doubles([world.answer("Claim 1: x [src:a]")])
-_miss_out = run("q", "globex", client=_miss.api.client(), guards=_miss.guards)
+h = hidden_inputs(tenant=("globex", "initech", "umbrella", "hooli", "acme-eu"),
+                  question=("q", "how do I rotate a key", "refund ORD-7731", "why 401s?"),
+                  answer=("Claim 1: x [src:a]", "Claim 1: rotate it [src:docs/keys.md]"))
+_d = world.doubles([world.answer(h.answer)], hit="")
+_out = run(h.question, h.tenant, client=_d.api.client(), guards=_d.guards)
+_miss = world.doubles([world.answer(h.answer)])
+_miss_out = run(h.question, h.tenant, client=_miss.api.client(), guards=_miss.guards)
 rec = record(log=d.log, requests=d.api.requests, out=out,
              empty={"log": _d.log, "requests": _d.api.requests, "out": _out},
              miss={"log": _miss.log, "requests": _miss.api.requests, "out": _miss_out})
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
 
+h = hidden_inputs(tenant=("globex", "initech", "umbrella", "hooli", "acme-eu"),
+                  question=("q", "how do I rotate a key", "refund ORD-7731", "why 401s?"),
+                  answer=("Claim 1: x [src:a]", "Claim 1: rotate it [src:docs/keys.md]"))
 for _part in (rec, rec["empty"], rec["miss"]):  # model calls, from the grader's own log
     _part["calls"] = len(log_of(_part["requests"]))
 _log, _out = rec["log"], rec["out"]
@@ -839,8 +903,9 @@ _empty = rec["empty"]
 assert _empty["calls"] == 0 and _empty["out"]["text"] == "", (
     "only None is a miss: an empty string from the cache is a hit")
 _miss = rec["miss"]
-assert _miss["log"][:1] == [["cache.get", "q", "globex"]] and _miss["calls"] == 1, (
-    f"a miss asks the cache in globex's namespace, then calls the model: {_miss['log'][:2]}")
+assert _miss["log"][:1] == [["cache.get", h.question, h.tenant]] and _miss["calls"] == 1, (
+    f"a miss asks the cache for {h.question!r} in {h.tenant}'s namespace, then calls the "
+    f"model: {_miss['log'][:2]}")
 ### END HIDDEN TESTS
 
 # %% id="cache_filled_after_the_predicate" kind="tests" points=1
@@ -853,13 +918,19 @@ assert puts == [("cache.put", "q", "final", "acme")], (
 assert (out["ok"], out["stop"], out["text"]) == (True, "answered", "final"), (
     f"goal pass: the passing answer is returned; got {(out['ok'], out['stop'], out['text'])!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_d = world.doubles([world.answer("a"), world.answer("b"), world.answer("c"), world.answer("d")],
-                   goal=[(False, "x"), (False, "y"), (False, "z"), (False, "w")])
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards, max_steps=3)
+h = hidden_inputs(steps=range(2, 6), question=("q", "reset my key", "where is ORD-9001"),
+                  tenant=("acme", "globex", "initech"))
+_d = world.doubles([world.answer(f"draft {_n}") for _n in range(h.steps + 1)],
+                   goal=[(False, f"cite claim {_n}") for _n in range(h.steps + 1)])
+_out = run(h.question, h.tenant, client=_d.api.client(), guards=_d.guards, max_steps=h.steps)
 rec = record(log=d.log, out=out, failing={"log": _d.log, "out": _out})
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(steps=range(2, 6), question=("q", "reset my key", "where is ORD-9001"),
+                  tenant=("acme", "globex", "initech"))
 _log, _out = rec["log"], rec["out"]
 _puts = [e for e in _log if e[0] == "cache.put"]
 assert _puts == [["cache.put", "q", "final", "acme"]], (
@@ -871,7 +942,8 @@ assert _out["ok"] is True and _out["text"] == "final" and _out["stop"] == "answe
     f"the passing answer is returned: {_out['text']!r}, stop {_out['stop']}")
 _failing = rec["failing"]
 assert [e[0] for e in _failing["log"]].count("cache.put") == 0 and _failing["out"]["ok"] is False, (
-    "no answer passed: nothing is cached and the run is not ok")
+    f"no answer passed the goal predicate in max_steps={h.steps} calls: nothing is cached and "
+    f"the run is not ok")
 ### END HIDDEN TESTS
 
 # %% id="cache_put_respects_cacheable" kind="tests" points=1
@@ -887,12 +959,20 @@ assert asked == [("cacheable", "what is my balance",
 assert out["ok"] is True and out["text"].startswith("Claim 1"), (
     f"cacheable: an answer that may not be cached is still returned; got {out['text']!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_d = world.doubles([world.answer("a")], cacheable=True)
-run("q", "acme", client=_d.api.client(), guards=_d.guards)
+h = hidden_inputs(question=("q", "how do I rotate a key", "what plans are there"),
+                  answer=("a", "Claim 1: keys rotate in Settings [src:docs/keys.md]", "ok"),
+                  tenant=("acme", "globex", "initech"))
+_d = world.doubles([world.answer(h.answer)], cacheable=True)
+run(h.question, h.tenant, client=_d.api.client(), guards=_d.guards)
 rec = record(log=d.log, out=out, cacheable_log=_d.log)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(question=("q", "how do I rotate a key", "what plans are there"),
+                  answer=("a", "Claim 1: keys rotate in Settings [src:docs/keys.md]", "ok"),
+                  tenant=("acme", "globex", "initech"))
 _names = [e[0] for e in rec["log"]]
 assert _names.count("cache.put") == 0, (
     "cacheable() said no (one customer's data): the answer must not be stored")
@@ -902,8 +982,9 @@ _out = rec["out"]
 assert _out["ok"] is True and _out["text"].startswith("Claim 1"), (
     "an answer that may not be cached is still returned")
 _names = [e[0] for e in rec["cacheable_log"]]
-assert "cacheable" in _names and "cache.put" in _names and (
-    _names.index("cacheable") < _names.index("cache.put")), "cacheable is asked before put"
+assert ["cacheable", h.question, h.answer] in rec["cacheable_log"] and "cache.put" in _names and (
+    _names.index("cacheable") < _names.index("cache.put")), (
+    f"cacheable({h.question!r}, {h.answer!r}) is asked before put")
 ### END HIDDEN TESTS
 
 # %% id="every_attempt_charged_first" kind="tests" points=2
@@ -922,17 +1003,25 @@ assert (out_cut["stop"], out_cut["ok"], out_cut["partial"], out_cut["text"]) == 
     f"max_tokens is a failure, not an answer; got stop {out_cut['stop']!r}, "
     f"text {out_cut['text']!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_cut = world.doubles([world.answer("cut off mid-sen", stop="max_tokens")])
-_cut_out = run("q", "acme", client=_cut.api.client(), guards=_cut.guards)
+h = hidden_inputs(cut=("cut off mid-sen", "Claim 1: rotate the", "Your key expired bec"),
+                  tool=("get_account", "get_order", "search_docs"),
+                  question=("q", "key rejected", "refund status"))
+_cut = world.doubles([world.answer(h.cut, stop="max_tokens")])
+_cut_out = run(h.question, "acme", client=_cut.api.client(), guards=_cut.guards)
 _refused = world.doubles([world.refusal()])
-run("q", "acme", client=_refused.api.client(), guards=_refused.guards)
-_tools = world.doubles([world.calls(("get_account", {})), world.answer("ok")])
-run("q", "acme", client=_tools.api.client(), guards=_tools.guards)
+run(h.question, "acme", client=_refused.api.client(), guards=_refused.guards)
+_tools = world.doubles([world.calls((h.tool, {})), world.answer("ok")])
+run(h.question, "acme", client=_tools.api.client(), guards=_tools.guards)
 rec = record(log=d.log, truncated={"log": _cut.log, "out": _cut_out}, refused=_refused.log,
              tools=_tools.log)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(cut=("cut off mid-sen", "Claim 1: rotate the", "Your key expired bec"),
+                  tool=("get_account", "get_order", "search_docs"),
+                  question=("q", "key rejected", "refund status"))
 _names = [e[0] for e in rec["log"]]
 assert _names.count("ledger.record") == 3 and _names.count("budget.charge") == 3, (
     f"retry made 3 billed calls; record and charge each INSIDE the retried function: "
@@ -946,11 +1035,13 @@ assert _names.count("budget.charge") == 1 and _names.count("ledger.record") == 1
 _out = rec["truncated"]["out"]
 assert _out["stop"] == "max_tokens" and _out["ok"] is False and _out["partial"] is False, (
     f"max_tokens is a failure, not an answer: {_out['stop']}")
-assert _names.count("goal") == 0 and _out["text"] == "", "a truncated reply never reaches the goal"
+assert _names.count("goal") == 0 and _out["text"] == "", (
+    f"a truncated reply ({h.cut!r}, cut at max_tokens) never reaches the goal; its text is ''")
 assert [e[0] for e in rec["refused"]].count("budget.charge") == 1, (
     "a refused call was billed: charge it too")
 _rows = [e for e in rec["tools"] if e[0] == "ledger.record"]
-assert [e[1] for e in _rows] == ["agent", "agent"], "every call is recorded under the label 'agent'"
+assert [e[1] for e in _rows] == ["agent", "agent"], (
+    f"every call is recorded under the label 'agent': a {h.tool} turn and its answer are 2 rows")
 assert all(e[2] == "claude-opus-5" for e in _rows), "record under guards.agent.model"
 ### END HIDDEN TESTS
 
@@ -972,15 +1063,21 @@ assert out_odd["stop"] == "stop_reason" and out_odd["ok"] is False, (
     f"any stop_reason other than end_turn and tool_use is a failure (stop 'stop_reason'); "
     f"got {out_odd['stop']!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 from course.wire import message as _message
 from course.wire import text as _text
 
-_d = world.doubles([_message([_text("odd")], "pause_turn", usage={"input_tokens": 1,
-                                                                   "output_tokens": 1})])
+h = hidden_inputs(stop=("pause_turn", "model_context_window_exceeded"),
+                  said=("odd", "Claim 1: partial [src:a]", "thinking..."))
+_d = world.doubles([_message([_text(h.said)], h.stop, usage={"input_tokens": 1,
+                                                              "output_tokens": 1})])
 rec = record(out=out, log=d.log,
              paused=outcome(run, "q", "acme", client=_d.api.client(), guards=_d.guards))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(stop=("pause_turn", "model_context_window_exceeded"),
+                  said=("odd", "Claim 1: partial [src:a]", "thinking..."))
 _out = rec["out"]
 assert _out["stop"] == "refusal" and _out["ok"] is False, (
     f"a refusal is a failure result (stop 'refusal'): {_out['stop']}")
@@ -989,10 +1086,11 @@ assert _out["partial"] is False and _out["text"] == "" and (
     "a refusal never reaches the goal predicate, and is not partial")
 _paused = rec["paused"]
 assert _paused["raised"] is None, (
-    f"run never raises; an unknown stop_reason raised {_paused['raised']}")
+    f"run never raises; stop_reason {h.stop!r} raised {_paused['raised']}")
 _out = _paused["value"]
 assert _out["stop"] == "stop_reason" and _out["ok"] is False, (
-    f"an unknown stop_reason is a failure (stop 'stop_reason'): {_out['stop']}")
+    f"stop_reason {h.stop!r} is neither end_turn nor tool_use: a failure (stop 'stop_reason'); "
+    f"got {_out['stop']}")
 ### END HIDDEN TESTS
 
 # %% id="api_errors_become_results" kind="tests" points=1
@@ -1015,19 +1113,26 @@ assert out_any["stop"] == "api_error" and out_any["partial"] is False, (
 d = world.doubles([world.answer("a")], retry_raises=world.bad_request())
 out = run("q", "acme", client=d.api.client(), guards=d.guards)
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(bug=(RuntimeError, LookupError, TypeError, OSError, ZeroDivisionError),
+                  said=("guard bug", "policy misconfigured", "attempts exhausted"))
 _d = world.doubles([world.answer("a")], retry_raises=anthropic.APIConnectionError(
     request=__import__("httpx2").Request("POST", "https://api.anthropic.com/v1/messages")))
 _connection = outcome(run, "q", "acme", client=_d.api.client(), guards=_d.guards)
-_d = world.doubles([world.answer("a")], retry_raises=RuntimeError("guard bug"))
+_d = world.doubles([world.answer("a")], retry_raises=h.bug(h.said))
 rec = record(out=out, connection=_connection,
              guard_bug=outcome(run, "q", "acme", client=_d.api.client(), guards=_d.guards))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(bug=(RuntimeError, LookupError, TypeError, OSError, ZeroDivisionError),
+                  said=("guard bug", "policy misconfigured", "attempts exhausted"))
 _out = rec["out"]
 assert _out["stop"] == "api_error" and _out["ok"] is False, (
     f"an error from the call is a failure result (stop 'api_error'): {_out['stop']}")
-for _key, _what in (("connection", "a connection error"), ("guard_bug", "a RuntimeError")):
+for _key, _what in (("connection", "a connection error"),
+                    ("guard_bug", f"a {h.bug.__name__}({h.said!r})")):
     _raised = rec[_key]["raised"]
     assert _raised is None, (
         f"{_what} from guards.retry escaped run ({_raised['type']}); catch what retry raises "
@@ -1036,7 +1141,7 @@ _out = rec["connection"]["value"]
 assert _out["stop"] == "api_error" and _out["partial"] is False, (
     "retries used up (a connection error) is a failure result too")
 assert rec["guard_bug"]["value"]["stop"] == "api_error", (
-    "any Exception from guards.retry becomes a failure result")
+    f"any Exception from guards.retry becomes a failure result, a {h.bug.__name__} too")
 ### END HIDDEN TESTS
 
 # %% id="goal_decides_end_turn" kind="tests" points=2
@@ -1075,15 +1180,19 @@ assert out_silent["text"] == "fine", (
     f"goal fail: a reply with empty content is not appended (an empty assistant message is a "
     f"400); got stop {out_silent['stop']!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 from course.wire import message as _message
 from course.wire import text as _text
 
-_d = world.doubles([_message([_text("Claim 1: "), _text("ok [src:a]")], "end_turn",
+h = hidden_inputs(parts=(("Claim 1: ", "ok [src:a]"), ("Claim 1: rotate ", "it [src:docs/keys.md]"),
+                         ("Claim 2", ": plan Team [src:account/acme]"), ("Your key ", "expired.")),
+                  fine=("fine", "Claim 1: done [src:x]", "All set."),
+                  feedback=("empty", "Claim 1 needs a citation", "no claims: cite a source"))
+_d = world.doubles([_message([_text(_part) for _part in h.parts], "end_turn",
                              usage={"input_tokens": 1, "output_tokens": 1})])
 _out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
 _empty = world.doubles([_message([], "end_turn", usage={"input_tokens": 1, "output_tokens": 0}),
-                        world.answer("fine")], goal=[(False, "empty")])
+                        world.answer(h.fine)], goal=[(False, h.feedback)])
 _empty_out = run("q", "acme", client=_empty.api.client(), guards=_empty.guards)
 _blank = world.doubles([world.answer("")])
 _blank_out = run("q", "acme", client=_blank.api.client(), guards=_blank.guards)
@@ -1092,6 +1201,12 @@ rec = record(requests=d.api.requests, out=out, log=d.log,
              empty=_empty_out, blank=_blank_out)
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
+
+h = hidden_inputs(parts=(("Claim 1: ", "ok [src:a]"), ("Claim 1: rotate ", "it [src:docs/keys.md]"),
+                         ("Claim 2", ": plan Team [src:account/acme]"), ("Your key ", "expired.")),
+                  fine=("fine", "Claim 1: done [src:x]", "All set."),
+                  feedback=("empty", "Claim 1 needs a citation", "no claims: cite a source"))
 
 rec["messages"] = [_body["messages"] for _body in log_of(rec["requests"])]
 rec["calls"] = len(rec["messages"])
@@ -1109,12 +1224,15 @@ assert _last[-1] == {"role": "user", "content": [
 assert [e[1] for e in rec["log"] if e[0] == "goal"] == ["draft", "final"], (
     "the goal predicate sees each end_turn answer")
 _out = rec["joined"]["out"]
-assert _out["text"] == "Claim 1: ok [src:a]", f"join the text blocks with '': {_out['text']!r}"
+_joined = "".join(h.parts)
+assert _out["text"] == _joined, (
+    f"join the text blocks {list(h.parts)!r} with '' into {_joined!r}: got {_out['text']!r}")
 assert _out["trace"]["text"] == _out["text"] and (
     _out["usd"] == _out["trace"]["usd"] == rec["joined"]["spent"][0]), (
     "trace.text and trace.usd hold the answer and budget.spent")
-assert rec["empty"]["text"] == "fine", (
-    "an empty end_turn fails the goal and the loop goes on (no 400)")
+assert rec["empty"]["text"] == h.fine, (
+    f"an empty end_turn fails the goal and the loop goes on (no 400) to the answer {h.fine!r}; "
+    f"got {rec['empty']['text']!r}")
 _blank = rec["blank"]
 assert (_blank["ok"], _blank["stop"], _blank["text"]) == (True, "answered", ""), (
     f"ok is True for a passed goal predicate, even with an empty answer: "
@@ -1148,15 +1266,23 @@ assert steps == [("send_email", True), ("get_order", False)] and ran == ["get_or
     f"a denial marks only its own call: the next call of the turn is authorized and run on "
     f"its own, is_error False; got steps {steps!r}, dispatched {ran!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_d = world.doubles([world.calls(("get_account", {}), ("send_email", {"to": "a"}),
-                                ("get_order", {"order_id": "B"})), world.answer("ok")],
-                   deny={"send_email"})
-_out = run("q", "acme", client=_d.api.client(), guards=_d.guards)
+h = hidden_inputs(first=("get_account", "search_docs"), denied=("send_email", "issue_refund",
+                  "update_account"), last=("get_order", "read_artifact"),
+                  tenant=("acme", "globex", "initech", "umbrella"))
+_d = world.doubles([world.calls((h.first, {}), (h.denied, {"to": "a"}),
+                                (h.last, {"order_id": "B"})), world.answer("ok")],
+                   deny={h.denied})
+_out = run("q", h.tenant, client=_d.api.client(), guards=_d.guards)
 rec = record(log=d.log, requests=d.api.requests, out=out, mixed={"log": _d.log, "out": _out})
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
+
+h = hidden_inputs(first=("get_account", "search_docs"), denied=("send_email", "issue_refund",
+                  "update_account"), last=("get_order", "read_artifact"),
+                  tenant=("acme", "globex", "initech", "umbrella"))
 
 rec["messages"] = [_body["messages"] for _body in log_of(rec["requests"])]
 assert [e[0] for e in rec["log"]].count("dispatch") == 0, (
@@ -1168,15 +1294,17 @@ assert rec["out"]["ok"] is True, "a denial does not end the run"
 assert _result["content"] == "Not permitted: issue_refund", f"denial text: {_result['content']!r}"
 _log = rec["mixed"]["log"]
 _order = [[e[0], e[1]] for e in _log if e[0] in ("authorize", "dispatch")]
-assert _order == [["authorize", "get_account"], ["dispatch", "get_account"],
-                  ["authorize", "send_email"], ["authorize", "get_order"],
-                  ["dispatch", "get_order"]], f"authorize each call just before it runs: {_order}"
+_want = [["authorize", h.first], ["dispatch", h.first], ["authorize", h.denied],
+         ["authorize", h.last], ["dispatch", h.last]]
+assert _order == _want, (
+    f"authorize each call just before it runs ({h.denied} denied): want {_want}, got {_order}")
 _steps = rec["mixed"]["out"]["trace"]["steps"]
 assert [[s["tool"], s["is_error"]] for s in _steps] == [
-    ["get_account", False], ["send_email", True], ["get_order", False]], (
-    "one trace step per tool_use, the denial included, is_error set")
+    [h.first, False], [h.denied, True], [h.last, False]], (
+    f"one trace step per tool_use, the denial of {h.denied} included, is_error set only on it")
 assert all(s["batch"] == 0 for s in _steps), "calls of the first reply have batch 0"
-assert ["authorize", "get_account", {}, "acme"] in _log, "authorize(name, input, tenant)"
+assert ["authorize", h.first, {}, h.tenant] in _log, (
+    f"authorize(name, input, tenant) with the run's tenant {h.tenant!r}")
 assert [e[0] for e in _log].count("guard.check") == 2, "a denied call is not shown to the loop guard"
 ### END HIDDEN TESTS
 
@@ -1190,13 +1318,19 @@ assert tenants == ["acme"], (
 asked = [e[3] for e in d.log if e[0] == "authorize"]
 assert asked == ["acme"], f"authorize gets the run's tenant too; got {asked!r}"
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_d = world.doubles([world.calls(("get_account", {"tenant": "globex"})), world.answer("ok")])
+h = hidden_inputs(injected=("globex", "acme", "initech", "umbrella"),
+                  tool=("get_account", "get_order", "search_docs"))
+_d = world.doubles([world.calls((h.tool, {"tenant": h.injected})), world.answer("ok")])
 run("q", "", client=_d.api.client(), guards=_d.guards)
 rec = record(log=d.log, requests=d.api.requests, empty_tenant=_d.log)
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
+
+h = hidden_inputs(injected=("globex", "acme", "initech", "umbrella"),
+                  tool=("get_account", "get_order", "search_docs"))
 
 rec["tools"] = [_body.get("tools") for _body in log_of(rec["requests"])]
 import json
@@ -1213,8 +1347,10 @@ for _tools in rec["tools"]:
     for _tool in _tools or []:
         assert "tenant" not in json.dumps(_tool["input_schema"]), (
             f"no tool schema may carry a tenant: {_tool['name']}")
-assert [e[3] for e in rec["empty_tenant"] if e[0] == "dispatch"] == [""], (
-    "an empty run tenant stays empty; the model's tenant is never used")
+_got = [e[3] for e in rec["empty_tenant"] if e[0] == "dispatch"]
+assert _got == [""], (
+    f"an empty run tenant stays empty; the model's tenant ({h.tool} asked for "
+    f"{h.injected!r}) is never used: dispatch got {_got}")
 ### END HIDDEN TESTS
 
 # %% id="offload_then_loop_guard" kind="tests" points=2
@@ -1273,31 +1409,52 @@ assert out_broken is None, (
 d = world.doubles([world.calls(("search_docs", {"query": "q"})), world.answer("ok")])
 out = run("q", "acme", client=d.api.client(), guards=d.guards)
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-_broken = world.doubles([world.calls(("get_account", {})), world.answer("ok")])
+h = hidden_inputs(broken=("get_account", "get_order", "read_artifact"),
+                  query=("q", "rotate key", "401 after rotation"),
+                  nudge=("NUDGE: change approach", "LOOP: same call again; try another query",
+                         "You repeat yourself: stop and answer"),
+                  looping=("a_tool", "lookup", "fetch_page"), halted=(("a_tool", "b_tool"),
+                  ("get_account", "get_order"), ("search_docs", "read_artifact")),
+                  failing=("get_order", "get_account", "search_docs"),
+                  error=(KeyError, LookupError, TimeoutError, ConnectionError, ValueError),
+                  said=("no such order", "index down", "upstream 503"))
+_broken = world.doubles([world.calls((h.broken, {})), world.answer("ok")])
 _broken = outcome(run, "q", "acme", client=_broken.api.client(),
                   guards=dataclasses.replace(_broken.guards, offloader=BrokenOffloader()))
-_d = world.doubles([world.calls(("search_docs", {"query": "q"})),
-                    world.calls(("search_docs", {"query": "q"})), world.answer("ok")],
-                   trips={1: "NUDGE: change approach"})
+_d = world.doubles([world.calls(("search_docs", {"query": h.query})),
+                    world.calls(("search_docs", {"query": h.query})), world.answer("ok")],
+                   trips={1: h.nudge})
 _nudged = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards),
            "requests": _d.api.requests}
-_d = world.doubles([world.calls(("a_tool", {})), world.calls(("a_tool", {})),
-                    world.calls(("a_tool", {})), world.answer("ok")],
+_d = world.doubles([world.calls((h.looping, {})), world.calls((h.looping, {})),
+                    world.calls((h.looping, {})), world.answer("ok")],
                    trips={1: "NUDGE 1", 2: "NUDGE 2"})
 _tripped = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards),
             "requests": _d.api.requests}
-_d = world.doubles([world.calls(("a_tool", {}), ("b_tool", {})), world.answer("ok")], halt_at=1)
+_d = world.doubles([world.calls((h.halted[0], {}), (h.halted[1], {})), world.answer("ok")],
+                   halt_at=1)
 _halted = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards), "log": _d.log}
-_d = world.doubles([world.calls(("get_order", {})), world.answer("ok")],
-                   raises={"get_order": KeyError("no such order")})
+_d = world.doubles([world.calls((h.failing, {})), world.answer("ok")],
+                   raises={h.failing: h.error(h.said)})
 run("q", "acme", client=_d.api.client(), guards=_d.guards)
 _failed = {"log": _d.log, "requests": _d.api.requests}
 rec = record(log=d.log, requests=d.api.requests, nudged=_nudged, tripped=_tripped,
              halted=_halted, failed=_failed, broken=_broken)
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
+
+h = hidden_inputs(broken=("get_account", "get_order", "read_artifact"),
+                  query=("q", "rotate key", "401 after rotation"),
+                  nudge=("NUDGE: change approach", "LOOP: same call again; try another query",
+                         "You repeat yourself: stop and answer"),
+                  looping=("a_tool", "lookup", "fetch_page"), halted=(("a_tool", "b_tool"),
+                  ("get_account", "get_order"), ("search_docs", "read_artifact")),
+                  failing=("get_order", "get_account", "search_docs"),
+                  error=(KeyError, LookupError, TimeoutError, ConnectionError, ValueError),
+                  said=("no such order", "index down", "upstream 503"))
 
 for _part in (rec, rec["nudged"], rec["tripped"], rec["failed"]):  # the grader's own logs
     _part["messages"] = [_body["messages"] for _body in log_of(_part["requests"])]
@@ -1314,8 +1471,8 @@ assert ["LoopGuard", 40] in _log and ["Budget", 2.0] in _log, (
     "LoopGuard(max_steps=max_steps) and Budget(limit_usd), defaults 40 and 2.00")
 _nudged = rec["nudged"]
 _first = _nudged["messages"][1][-1]["content"][0]
-assert _first["content"] == "NUDGE: change approach" and _first["is_error"] is True, (
-    f"the first trip's nudge replaces the result, is_error True: {_first}")
+assert _first["content"] == h.nudge and _first["is_error"] is True, (
+    f"the first trip's nudge ({h.nudge!r}) replaces the result, is_error True: {_first}")
 assert _nudged["out"]["ok"] is True and _nudged["calls"] == 3, "the first trip does not end the run"
 _out, _calls = rec["tripped"]["out"], rec["tripped"]["calls"]
 assert _out["stop"] == "loop_guard" and _out["partial"] is True and _calls == 2, (
@@ -1327,7 +1484,8 @@ assert [e[0] for e in rec["halted"]["log"]].count("dispatch") == 1, "after a hal
 _failed = rec["failed"]
 _err = _failed["messages"][1][-1]["content"][0]
 assert _err["is_error"] is True and _err["content"].startswith("Error:"), (
-    f"a tool exception goes back as 'Error: ...', is_error True: {_err}")
+    f"a tool exception ({h.failing} raised {h.error.__name__}({h.said!r})) goes back as "
+    f"'Error: ...', is_error True: {_err}")
 _names = [e[0] for e in _failed["log"]]
 assert _names.count("offloader.wrap") == 0 and _names.count("guard.check") == 1, (
     "a failed call is not offloaded but is still shown to the loop guard")
@@ -1355,14 +1513,22 @@ kinds = [b["type"] for b in noted.api.requests[1]["messages"][-1]["content"]]
 assert kinds == ["tool_result", "text"], (
     f"one user message per turn: the results, then the budget note; got {kinds!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_d = world.doubles([world.calls(("get_account", {}), ("get_order", {})), world.answer("ok")],
+h = hidden_inputs(tools=(("get_account", "get_order"), ("search_docs", "get_account", "get_order"),
+                         ("get_order", "search_docs"), ("read_artifact", "get_account",
+                                                         "search_docs", "get_order")))
+_d = world.doubles([world.calls(*[(_tool, {}) for _tool in h.tools]), world.answer("ok")],
                    note_after=0)
 run("q", "acme", client=_d.api.client(), guards=_d.guards)
 rec = record(requests=d.api.requests, noted=_d.api.requests)
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
+
+h = hidden_inputs(tools=(("get_account", "get_order"), ("search_docs", "get_account", "get_order"),
+                         ("get_order", "search_docs"), ("read_artifact", "get_account",
+                                                         "search_docs", "get_order")))
 
 rec["messages"] = [_body["messages"] for _body in log_of(rec["requests"])]
 rec["noted"] = [_body["messages"] for _body in log_of(rec["noted"])]
@@ -1379,8 +1545,10 @@ assert len(_messages) == 3, "request, assistant turn, one user message"
 assert set(_messages[2]["content"][0]) == {"type", "tool_use_id", "content", "is_error"}, (
     "each result has exactly the four keys")
 _turn = rec["noted"][1][-1]
-assert [b["type"] for b in _turn["content"]] == ["tool_result", "tool_result", "text"], (
-    f"the turn is ONE user message: both results, then the budget note: {_turn['content']}")
+_kinds = [b["type"] for b in _turn["content"]]
+assert _kinds == ["tool_result"] * len(h.tools) + ["text"], (
+    f"the turn is ONE user message: the {len(h.tools)} results ({', '.join(h.tools)}), then the "
+    f"budget note; got {_kinds}")
 ### END HIDDEN TESTS
 
 # %% id="budget_last" kind="tests" points=2
@@ -1419,9 +1587,12 @@ assert out_buggy is None, (
     f"budget.guard() is a bug in that guard, and run lets it through; got stop "
     f"{out_buggy and out_buggy['stop']!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-_buggy = world.doubles([world.answer("a"), world.answer("b")], goal=[(False, "fix")])
+h = hidden_inputs(over=(1, 2, 3), feedback=("fix", "cite a source", "Claim 2 is unverified"),
+                  noted=(("get_account", "get_order"), ("search_docs", "get_account"),
+                         ("get_order", "read_artifact")))
+_buggy = world.doubles([world.answer("a"), world.answer("b")], goal=[(False, h.feedback)])
 
 
 class _BuggyBudget(_buggy.guards.Budget):
@@ -1432,17 +1603,23 @@ class _BuggyBudget(_buggy.guards.Budget):
 _buggy = outcome(run, "q", "acme", client=_buggy.api.client(),
                  guards=dataclasses.replace(_buggy.guards, Budget=_BuggyBudget))
 
-_d = world.doubles([world.calls(("get_account", {})), world.calls(("get_order", {})),
+_d = world.doubles([world.calls((h.noted[0], {})), world.calls((h.noted[1], {})),
                     world.answer("ok")], note_after=1)
 run("q", "acme", client=_d.api.client(), guards=_d.guards)
 _noted = _d.api.requests
-_d = world.doubles([world.answer("a"), world.answer("b")], goal=[(False, "fix")], over_after=1)
+_d = world.doubles([world.answer(f"draft {_n}") for _n in range(h.over + 1)],
+                   goal=[(False, h.feedback)] * h.over, over_after=h.over)
 _feedback = {"out": run("q", "acme", client=_d.api.client(), guards=_d.guards),
              "requests": _d.api.requests}
 rec = record(out=out, requests=d.api.requests, log=d.log, noted=_noted, feedback=_feedback,
              buggy=_buggy)
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
+
+h = hidden_inputs(over=(1, 2, 3), feedback=("fix", "cite a source", "Claim 2 is unverified"),
+                  noted=(("get_account", "get_order"), ("search_docs", "get_account"),
+                         ("get_order", "read_artifact")))
 
 rec["calls"] = len(log_of(rec["requests"]))
 rec["noted"] = [{"system": _body.get("system"), "messages": _body["messages"]}
@@ -1465,8 +1642,10 @@ assert _turn["role"] == "user" and _turn["content"][-1] == {"type": "text",
 assert _noted[1]["system"] == _noted[0]["system"], (
     "the note never goes into the system prompt (it would break the cached prefix)")
 _feedback = rec["feedback"]
-assert _feedback["out"]["stop"] == "budget" and _feedback["calls"] == 1, (
-    "a feedback turn is a turn that continues: the budget is checked after it too")
+assert _feedback["out"]["stop"] == "budget" and _feedback["calls"] == h.over, (
+    f"a feedback turn is a turn that continues: the budget is checked after it too, so a "
+    f"budget over after {h.over} charge(s) stops the run after call {h.over}; got stop "
+    f"{_feedback['out']['stop']!r} after {_feedback['calls']} calls")
 _raised = rec["buggy"]["raised"]
 assert _raised is not None and _raised["type"] == "ValueError", (
     "only guards.BudgetExceeded is a budget stop: another exception from budget.guard() is a "
@@ -1496,20 +1675,29 @@ assert batches == [1], (
     f"batch: k counts model calls from 0, a rejected answer included, so the tool call of "
     f"call 2 has batch 1; got {batches!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_fed = world.doubles([world.answer("draft"), world.calls(("get_order", {})),
-                      world.answer("draft 2"), world.calls(("get_account", {})),
-                      world.answer("final")], goal=[(False, "cite it"), (False, "again")])
+h = hidden_inputs(before=(1, 2), between=(1, 2), tools=(("get_order", "get_account"),
+                  ("search_docs", "get_order"), ("get_account", "read_artifact")))
+_fed = world.doubles([*[world.answer(f"draft {_n}") for _n in range(h.before)],
+                      world.calls((h.tools[0], {})),
+                      *[world.answer(f"draft {h.before + _n}") for _n in range(h.between)],
+                      world.calls((h.tools[1], {})), world.answer("final")],
+                     goal=[(False, "cite it")] * (h.before + h.between))
 rec = record(requests=d.api.requests, out=out, log=d.log,
              fed=run("q", "acme", client=_fed.api.client(), guards=_fed.guards))
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
 
+h = hidden_inputs(before=(1, 2), between=(1, 2), tools=(("get_order", "get_account"),
+                  ("search_docs", "get_order"), ("get_account", "read_artifact")))
 rec["calls"] = len(log_of(rec["requests"]))
 _batches = [s["batch"] for s in rec["fed"]["trace"]["steps"]]
-assert _batches == [1, 3], (
-    f"batch: k counts every model call from 0, rejected answers included: {_batches}")
+_want = [h.before, h.before + h.between + 1]
+assert _batches == _want, (
+    f"batch: k counts every model call from 0, rejected answers included: {h.before} rejected "
+    f"answer(s), a tool call, {h.between} more, a tool call give batches {_want}; got {_batches}")
 _out = rec["out"]
 assert rec["calls"] == 5 and _out["stop"] == "step_cap", (
     f"max_steps=5 bounds the model calls, then a partial result: {rec['calls']} calls, "

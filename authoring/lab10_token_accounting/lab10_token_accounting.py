@@ -406,31 +406,57 @@ assert abs(PRICE["claude-opus-5"]["in"] - 5 / 1_000_000) < 1e-15, (
     f"PRICE is in USD per token, as in Lab 3 ($5/MTok is 5 / 1_000_000); "
     f"PRICE['claude-opus-5']['in'] is {PRICE['claude-opus-5']['in']!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 from course.worlds.token_accounting import sdk_usage as _usage
 
+h = hidden_inputs(
+    label=("worked", "plan", "triage", "agent", "answer"), ms=(12.5, 8.75, 41.25, 0.5, 19.5),
+    write_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+    written=(200_000, 400_000, 1_000_000, 2_000_000),
+    read_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+    read=(500_000, 1_000_000, 3_000_000, 4_000_000),
+    out_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+    out=(100_000, 1_000_000, 300_000, 2_000_000),
+    none_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+    none_in=(1_000, 2_500, 4_000, 800), none_out=(100, 250, 60, 400),
+    odd_ms=(3.375, 2.625, 9.125, 0.875, 14.375), unknown=(
+        "claude-unknown", "claude-opus-9", "claude-sonnet-4", "gpt-5", "claude-haiku-3"))
 _l = Ledger()
-_l.record("worked", "claude-opus-5", _usage(**WORKED_CALL), 12.5)
+_l.record(h.label, "claude-opus-5", _usage(**WORKED_CALL), h.ms)
 _singles = []
-for _m, _counts in [("claude-sonnet-5", (0, 0, 1_000_000, 0)),
-                    ("claude-haiku-4-5", (0, 0, 0, 1_000_000)),
-                    ("claude-sonnet-5", (0, 1_000_000, 0, 0))]:
+for _m, _counts in [(h.write_model, (0, 0, h.written, 0)),
+                    (h.read_model, (0, 0, 0, h.read)),
+                    (h.out_model, (0, h.out, 0, 0))]:
     _one = Ledger()
     _one.record("x", _m, _usage(_counts[0], _counts[1], _counts[2], _counts[3]), 0.0)
     _singles.append([_m, _counts, _one.total()])
 _none = Ledger()
-_none_call = outcome(_none.record, "x", "claude-opus-5", _usage(1_000, 100), 0.0)
+_none_call = outcome(_none.record, "x", h.none_model, _usage(h.none_in, h.none_out), 0.0)
 _odd_ms = Ledger()
-_odd_ms.record("x", "claude-haiku-4-5", _usage(1, 1), 3.375)
+_odd_ms.record("x", "claude-haiku-4-5", _usage(1, 1), h.odd_ms)
 rec = record(visible=ledger.total(), total=_l.total(), rows=_l.rows, singles=_singles,
              returned=outcome(Ledger().record, "y", "claude-haiku-4-5", _usage(10, 10), 3.0),
              none_call=_none_call, none_total=_none.total(),
-             unknown=outcome(Ledger().record, "x", "claude-unknown", _usage(1, 1), 0.0),
+             unknown=outcome(Ledger().record, "x", h.unknown, _usage(1, 1), 0.0),
              price={m: dict(r) for m, r in PRICE.items()}, odd_ms=_odd_ms.rows[0]["ms"])
 ### JUDGE
 import math
 
+from course.observe import hidden_inputs
 from course.prices import PER_MTOK
+
+h = hidden_inputs(
+    label=("worked", "plan", "triage", "agent", "answer"), ms=(12.5, 8.75, 41.25, 0.5, 19.5),
+    write_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+    written=(200_000, 400_000, 1_000_000, 2_000_000),
+    read_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+    read=(500_000, 1_000_000, 3_000_000, 4_000_000),
+    out_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+    out=(100_000, 1_000_000, 300_000, 2_000_000),
+    none_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+    none_in=(1_000, 2_500, 4_000, 800), none_out=(100, 250, 60, 400),
+    odd_ms=(3.375, 2.625, 9.125, 0.875, 14.375), unknown=(
+        "claude-unknown", "claude-opus-9", "claude-sonnet-4", "gpt-5", "claude-haiku-3"))
 
 
 def _number(value):
@@ -446,33 +472,40 @@ assert len(rec["rows"]) == 1, f"one record() call makes one row; got {len(rec['r
 _row = rec["rows"][0]
 for _k, _want in [("usd_in", 0.65), ("usd_out", 0.025), ("usd_write", 0.125), ("usd_read", 0.02),
                   ("in", 130_000), ("out", 1_000), ("cache_write", 20_000),
-                  ("cache_read", 40_000), ("ms", 12.5)]:
+                  ("cache_read", 40_000), ("ms", h.ms)]:
     _got = _row.get(_k)
     assert _number(_got) and math.isclose(_got, _want, abs_tol=1e-9), (
         f"row[{_k!r}] should be {_want}, got {_got}")
-assert (_row.get("label"), _row.get("model")) == ("worked", "claude-opus-5"), (
-    f"row keeps label and model, got {(_row.get('label'), _row.get('model'))!r}")
+assert (_row.get("label"), _row.get("model")) == (h.label, "claude-opus-5"), (
+    f"row keeps label and model: record({h.label!r}, 'claude-opus-5', ...) stored "
+    f"{(_row.get('label'), _row.get('model'))!r}")
 assert isinstance(_row.get("ms"), float), f"ms is stored as a float, got {_row.get('ms')!r}"
 _ret = rec["returned"]
 assert _ret["raised"] is None and _ret["value"] is None, (
     f"record() returns None, got {_ret!r}")
 for (_m, _counts, _got), (_want, _why) in zip(rec["singles"], [
-        (2.50, "writes at 1.25x sonnet input"),
-        (0.10, "reads at 0.10x haiku input"),
-        (10.00, "output at sonnet's output rate")], strict=True):
+        (h.written * PER_MTOK[h.write_model]["input"] * 1.25 / 1e6,
+         f"{h.written:,} cache writes at 1.25x {h.write_model} input"),
+        (h.read * PER_MTOK[h.read_model]["input"] * 0.10 / 1e6,
+         f"{h.read:,} cache reads at 0.10x {h.read_model} input"),
+        (h.out * PER_MTOK[h.out_model]["output"] / 1e6,
+         f"{h.out:,} output tokens at {h.out_model}'s output rate")], strict=True):
     assert _number(_got) and math.isclose(_got, _want, abs_tol=1e-9), (
-        f"{_why}: expected ${_want:.2f}, got {_got!r}")
+        f"{_why}: expected ${_want:.4f}, got {_got!r}")
 _raised = rec["none_call"]["raised"]
 assert _raised is None, (
     f"cache fields can be None on an uncached reply; count None as 0 (record raised {_raised})")
-_t = rec["none_total"]
-assert _number(_t) and math.isclose(_t, 0.0075, abs_tol=1e-9), (
-    f"1,000 in + 100 out on opus is $0.0075, got {_t!r}")
+_t, _want = rec["none_total"], (h.none_in * PER_MTOK[h.none_model]["input"]
+                                 + h.none_out * PER_MTOK[h.none_model]["output"]) / 1e6
+assert _number(_t) and math.isclose(_t, _want, abs_tol=1e-9), (
+    f"{h.none_in:,} in + {h.none_out:,} out on {h.none_model} with both cache fields None is "
+    f"${_want:.6f}, got {_t!r}")
 _raised = rec["unknown"]["raised"]
 _raised = _raised and _raised["type"]
-assert _raised == "KeyError", f"a model not in PRICE must raise KeyError, got {_raised}"
-assert rec["odd_ms"] == 3.375, (
-    f"ms is stored unchanged: record(..., 3.375) stored {rec['odd_ms']!r}")
+assert _raised == "KeyError", (
+    f"a model not in PRICE must raise KeyError: record(..., {h.unknown!r}, ...) raised {_raised}")
+assert rec["odd_ms"] == h.odd_ms, (
+    f"ms is stored unchanged: record(..., {h.odd_ms}) stored {rec['odd_ms']!r}")
 for _m, _rates in PER_MTOK.items():
     _in, _out = _rates["input"], _rates["output"]
     _r = rec["price"].get(_m, {})
@@ -518,30 +551,40 @@ ms = timed.rows[0]["ms"] if timed.rows else None
 assert isinstance(ms, float) and 15 <= ms < 5_000, (
     f"ms is elapsed milliseconds (perf_counter seconds x 1,000): a 20 ms site, got {ms!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 from course.worlds.token_accounting import answer as _answer
 from course.worlds.token_accounting import ticket_api as _ticket_api
 
+h = hidden_inputs(label=("answer", "reply", "final", "customer_reply"),
+                  model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+                  goal=("goal", "key rejected after rotation", "refund ORD-7731", "help"),
+                  notes=("notes", "plan Team", "", "summary: old key valid 24 h"),
+                  sleep_ms=(30, 40, 50, 60))
 _api = _ticket_api()
 _l = Ledger()
-_final = accounted_stream("answer", "claude-opus-5", ledger=_l)(_answer)(
-    _api.client(), "goal", "notes")
+_final = accounted_stream(h.label, h.model, ledger=_l)(_answer)(_api.client(), h.goal, h.notes)
 
 def _slow_site(client, goal, notes):
     import time as _t
-    _t.sleep(0.03)
+    _t.sleep(h.sleep_ms / 1000)
     return _answer(client, goal, notes)
 
 
 _timed = Ledger()
 accounted_stream("slow", "claude-opus-5", ledger=_timed)(_slow_site)(
-    _api.client(), "goal", "notes")
+    _api.client(), h.goal, h.notes)
 rec = record(visible=ledger.rows, rows=_l.rows, final=_final,
              final_type=[f"{c.__module__}.{c.__qualname__}" for c in type(_final).__mro__],
              requests=_api.requests, timed=_timed.rows)
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
 
+h = hidden_inputs(label=("answer", "reply", "final", "customer_reply"),
+                  model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+                  goal=("goal", "key rejected after rotation", "refund ORD-7731", "help"),
+                  notes=("notes", "plan Team", "", "summary: old key valid 24 h"),
+                  sleep_ms=(30, 40, 50, 60))
 _outs = [r.get("out") for r in rec["visible"]]
 assert _outs == [1_200], (
     f"message_start carries output_tokens=1; record the FINAL message's usage (1,200): {_outs}")
@@ -559,11 +602,13 @@ assert _sent and _sent[0].get("stream") is True, (
     "the call must go out streamed (messages.stream)")
 assert isinstance(_r.get("ms"), float) and _r["ms"] >= 0, (
     f"ms is elapsed milliseconds, got {_r.get('ms')!r}")
-assert (_r.get("label"), _r.get("model")) == ("answer", "claude-opus-5"), (
-    f"the streamed row keeps label and model, got {(_r.get('label'), _r.get('model'))!r}")
+assert (_r.get("label"), _r.get("model")) == (h.label, h.model), (
+    f"the streamed row keeps the decorator's label and model ({h.label!r}, {h.model!r}), got "
+    f"{(_r.get('label'), _r.get('model'))!r}")
 _timed = [r.get("ms") for r in rec["timed"]]
-assert len(_timed) == 1 and isinstance(_timed[0], float) and 25 <= _timed[0] < 5_000, (
-    f"ms is elapsed milliseconds around the call: a 30 ms site, got {_timed!r}")
+assert (len(_timed) == 1 and isinstance(_timed[0], float)
+        and h.sleep_ms - 5 <= _timed[0] < 5_000), (
+    f"ms is elapsed milliseconds around the call: a {h.sleep_ms} ms site, got {_timed!r}")
 ### END HIDDEN TESTS
 
 # %% id="retries_each_charged" kind="tests" points=2
@@ -600,11 +645,16 @@ assert isinstance(ms, float) and 15 <= ms < 5_000, (
     f"accounted records one row with elapsed milliseconds (a 20 ms site), got rows "
     f"{direct.rows!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 from course.worlds.token_accounting import GOAL as _GOAL
 from course.worlds.token_accounting import plan as _plan
 from course.worlds.token_accounting import ticket_api as _ticket_api
 
+h = hidden_inputs(label=("direct", "site", "plan_site", "planner"),
+                  model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+                  rooms=((2_048, None), (None, 2_048), (1_024, None, 600),
+                         (None, 4_096, 4_096), (700, None), (None, 300, 8_192)),
+                  sleep_ms=(30, 40, 50))
 _api = _ticket_api()
 _l = Ledger()
 _reply = instrument(_l)["plan"](_api.client(), _GOAL)
@@ -613,21 +663,28 @@ _sent = []
 
 def _site(client, goal, max_tokens=512):
     import time as _t
-    _t.sleep(0.03)
+    _t.sleep(h.sleep_ms / 1000)
     _sent.append(_plan(client, goal, max_tokens=max_tokens))
     return _sent[-1]
 
 
 _direct = Ledger()
-_wrapped = accounted("direct", "claude-opus-5", ledger=_direct)(_site)
+_wrapped = accounted(h.label, h.model, ledger=_direct)(_site)
 _site_api = _ticket_api()
-_back = [_wrapped(_site_api.client(), "g", max_tokens=2_048), _wrapped(_site_api.client(), "g")]
+_back = [_wrapped(_site_api.client(), "g") if _room is None else
+         _wrapped(_site_api.client(), "g", max_tokens=_room) for _room in h.rooms]
 rec = record(visible_requests=api.requests, visible_rows=len(ledger.rows), reply=_reply,
              rows=_l.rows, requests=_api.requests, by=_l.by_label(), direct=_direct.rows,
              same=[_b is _s for _b, _s in zip(_back, _sent, strict=True)])
 ### JUDGE
 from course.hub import log_of
+from course.observe import hidden_inputs
 
+h = hidden_inputs(label=("direct", "site", "plan_site", "planner"),
+                  model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+                  rooms=((2_048, None), (None, 2_048), (1_024, None, 600),
+                         (None, 4_096, 4_096), (700, None), (None, 300, 8_192)),
+                  sleep_ms=(30, 40, 50))
 _requests, _rows = len(log_of(rec["visible_requests"])), rec["visible_rows"]
 assert _rows == _requests, (
     f"each attempt is a billed call: {_requests} requests, {_rows} rows; "
@@ -645,13 +702,17 @@ assert _first.get("cache_write") == 6_100 and _first.get("usd_write", 0) > 0, (
     "the cut-off attempt wrote 6,100 tokens to the cache; that write is billed and must be a row")
 assert rec["by"].get("plan", {}).get("calls") == 2, (
     f"both attempts count as plan calls, got by_label {rec['by']!r}")
-assert rec["same"] == [True, True], (
+assert rec["same"] == [True] * len(h.rooms), (
     f"accounted returns each message unchanged, got {rec['same']!r}")
+# the plan fake stops at max_tokens (out = the room) below 1,024 tokens, else writes 700
+_outs = [700 if (_room or 512) >= 1_024 else (_room or 512) for _room in h.rooms]
 _direct = [(r.get("label"), r.get("out"), r.get("ms")) for r in rec["direct"]]
-assert [d[:2] for d in _direct] == [("direct", 700), ("direct", 512)], (
-    f"accounted records once per call, in order: got {_direct!r}")
-assert all(isinstance(d[2], float) and 25 <= d[2] < 5_000 for d in _direct), (
-    f"ms is elapsed milliseconds around the call: two 30 ms calls, got {_direct!r}")
+assert [d[:2] for d in _direct] == [(h.label, _o) for _o in _outs], (
+    f"accounted records once per call, in order, under its label {h.label!r}: calls with "
+    f"max_tokens {[_room or 512 for _room in h.rooms]} give outs {_outs}; got {_direct!r}")
+assert all(isinstance(d[2], float) and h.sleep_ms - 5 <= d[2] < 5_000 for d in _direct), (
+    f"ms is elapsed milliseconds around the call: {len(h.rooms)} calls of {h.sleep_ms} ms, "
+    f"got {_direct!r}")
 ### END HIDDEN TESTS
 
 # %% id="every_call_site_recorded" kind="tests" points=2
@@ -675,22 +736,26 @@ assert models == {("plan", "claude-opus-5"), ("summarize", "claude-sonnet-5"),
 assert len(ledger.rows) == len(api.requests), (
     f"one row per API request: {len(api.requests)} requests, {len(ledger.rows)} rows")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 from course.worlds.token_accounting import run_ticket as _run_ticket
 from course.worlds.token_accounting import ticket_api as _ticket_api
 
+h = hidden_inputs(tickets=(2, 3, 4))
 _api = _ticket_api()
 _l = Ledger()
 _run_ticket(instrument(_l), client=_api.client())
 _twice = Ledger()
 _sites = instrument(_twice)
-_run_ticket(_sites, client=_api.client())
-_run_ticket(_sites, client=_api.client())
+for _ in range(h.tickets):
+    _run_ticket(_sites, client=_api.client())
 rec = record(visible=labels, by=_l.by_label(), rows=_l.rows,
              twice={k: v.get("calls") for k, v in _twice.by_label().items()})
 ### JUDGE
 import math
 
+from course.observe import hidden_inputs
+
+h = hidden_inputs(tickets=(2, 3, 4))
 _labels = rec["visible"]
 assert _labels.get("summarize") == 2, (
     f"summarize runs inside a tool, twice per ticket; undecorated, the books read ~23% low: "
@@ -704,9 +769,10 @@ assert math.isclose(_usd, 2 * (7_000 * 2e-6 + 400 * 10e-6), abs_tol=1e-9), (
     f"summarize is priced at claude-sonnet-5 ($2/$10 per MTok): $0.0360, got {_usd!r}")
 assert {r.get("model") for r in rec["rows"] if r.get("label") == "answer"} == {"claude-opus-5"}, (
     "answer is recorded at claude-opus-5")
-assert rec["twice"] == {"plan": 4, "summarize": 4, "answer": 2}, (
-    f"two tickets through one instrument(ledger): every call of every site is a row, "
-    f"got {rec['twice']!r}")
+_n = h.tickets
+assert rec["twice"] == {"plan": 2 * _n, "summarize": 2 * _n, "answer": _n}, (
+    f"{_n} tickets through one instrument(ledger): every call of every site is a row "
+    f"(plan {2 * _n}, summarize {2 * _n}, answer {_n}), got {rec['twice']!r}")
 ### END HIDDEN TESTS
 
 # %% id="shares_and_hit_rate" kind="tests" points=3
@@ -743,21 +809,33 @@ assert (got["total"] == 0.0 and got["hit"] == 0.0 and got["by"] == {}
         and got["where"] == dict.fromkeys(want, 0.0)), (
     f"an empty ledger: total 0.0, hit rate 0.0, by_label {{}}, 0.0 everywhere, got {got!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 from course.worlds.token_accounting import sdk_usage as _usage
 from course.worlds.token_accounting import trace_replies as _trace_replies
 
+h = hidden_inputs(
+    label=("agent", "turn", "loop", "triage"), ms=(1.0, 2.0, 3.0, 4.0, 7.0),
+    read=(900, 1_800, 300, 6_100), written=(1_000, 500, 2_000), uncached=(100, 400, 50),
+    two_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+    # (a: model, in, out), (b: model, cache read), (a: model, cache write); haiku never bills
+    # output here (a mutant of its output price belongs to another cell), ms whole (ms_rounded)
+    three=(("claude-opus-5", 100, 900, "claude-sonnet-5", 5_000, "claude-haiku-4-5", 400),
+           ("claude-sonnet-5", 300, 1_200, "claude-opus-5", 8_000, "claude-haiku-4-5", 2_000),
+           ("claude-opus-5", 2_130, 700, "claude-haiku-4-5", 12_000, "claude-sonnet-5", 900),
+           ("claude-opus-5", 1_030, 440, "claude-haiku-4-5", 20_000, "claude-opus-5", 600),
+           ("claude-sonnet-5", 500, 2_500, "claude-sonnet-5", 9_000, "claude-opus-5", 1_100)))
 _l = Ledger()
 for _reply in _trace_replies():
-    _l.record("agent", _reply.model, _reply.usage, 1.0)
+    _l.record(h.label, _reply.model, _reply.usage, h.ms)
 _empty = Ledger()
 _two = Ledger()
-_two.record("a", "claude-opus-5", _usage(100, 0, 0, 900), 0.0)
-_two.record("b", "claude-opus-5", _usage(0, 0, 1_000, 0), 0.0)
+_two.record("a", h.two_model, _usage(h.uncached, 0, 0, h.read), 0.0)
+_two.record("b", h.two_model, _usage(0, 0, h.written, 0), 0.0)
+_m1, _in1, _out1, _m2, _read2, _m3, _write3 = h.three
 _three = Ledger()
-_three.record("a", "claude-opus-5", _usage(100, 900), 0.0)
-_three.record("b", "claude-sonnet-5", _usage(0, 0, 0, 5_000), 0.0)
-_three.record("a", "claude-haiku-4-5", _usage(0, 0, 400, 0), 0.0)
+_three.record("a", _m1, _usage(_in1, _out1), 0.0)
+_three.record("b", _m2, _usage(0, 0, 0, _read2), 0.0)
+_three.record("a", _m3, _usage(0, 0, _write3, 0), 0.0)
 rec = record(visible=report, where=_l.where_the_money_went(), hit=_l.cache_hit_rate(),
              by=_l.by_label(), total=_l.total(),
              empty={"hit": outcome(_empty.cache_hit_rate), "total": outcome(_empty.total),
@@ -767,7 +845,22 @@ rec = record(visible=report, where=_l.where_the_money_went(), hit=_l.cache_hit_r
              three_by=_three.by_label())
 ### JUDGE
 import math
+from fractions import Fraction
 
+from course.observe import hidden_inputs
+from course.prices import PER_MTOK
+
+h = hidden_inputs(
+    label=("agent", "turn", "loop", "triage"), ms=(1.0, 2.0, 3.0, 4.0, 7.0),
+    read=(900, 1_800, 300, 6_100), written=(1_000, 500, 2_000), uncached=(100, 400, 50),
+    two_model=("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5"),
+    # (a: model, in, out), (b: model, cache read), (a: model, cache write); haiku never bills
+    # output here (a mutant of its output price belongs to another cell), ms whole (ms_rounded)
+    three=(("claude-opus-5", 100, 900, "claude-sonnet-5", 5_000, "claude-haiku-4-5", 400),
+           ("claude-sonnet-5", 300, 1_200, "claude-opus-5", 8_000, "claude-haiku-4-5", 2_000),
+           ("claude-opus-5", 2_130, 700, "claude-haiku-4-5", 12_000, "claude-sonnet-5", 900),
+           ("claude-opus-5", 1_030, 440, "claude-haiku-4-5", 20_000, "claude-opus-5", 600),
+           ("claude-sonnet-5", 500, 2_500, "claude-sonnet-5", 9_000, "claude-opus-5", 1_100)))
 _report = rec["visible"]
 assert _report.get("cache_hit_rate") == 0.765 and _report.get("share_cache_write") == 0.589, (
     f"hit rate 30,800/40,260 = 0.765 and writes 0.589 of $0.0997; got {_report}")
@@ -778,10 +871,11 @@ assert _got == _want, (
     f"each share is one term's dollars over the total (3 places): want {_want}; got {_got}")
 assert math.isclose(rec["hit"], 30_800 / 40_260, abs_tol=1e-12), (
     f"cache_hit_rate() is not rounded: 30,800 / 40,260; got {rec['hit']!r}")
-_agent = rec["by"].get("agent", {})
-assert _agent.get("calls") == 5 and _agent.get("ms") == 5.0 and math.isclose(
+_agent = rec["by"].get(h.label, {})
+assert _agent.get("calls") == 5 and _agent.get("ms") == 5 * h.ms and math.isclose(
     _agent.get("usd", math.nan), rec["total"], abs_tol=1e-12), (
-    f"by_label sums calls, usd and ms: {_agent}")
+    f"by_label sums calls, usd and ms: five rows labelled {h.label!r} of {h.ms} ms each are 5 "
+    f"calls and {5 * h.ms} ms; got {rec['by']}")
 _empty = rec["empty"]
 _broken = {k: v["raised"] for k, v in _empty.items() if v["raised"] is not None}
 assert not _broken, f"an empty ledger must not raise: {_broken}"
@@ -791,19 +885,38 @@ assert (_empty["hit"]["value"] == 0.0 and _empty["total"]["value"] == 0
 _where = _empty["where"]["value"]
 assert isinstance(_where, dict) and all(v == 0.0 for v in _where.values()), (
     f"an empty ledger reports 0.0 everywhere, not a ZeroDivisionError: {_where}")
-assert math.isclose(rec["two"], 0.45, abs_tol=1e-12), (
-    f"hit rate sums over all rows: 900 read / (900 + 1,000 + 100) = 0.45, got {rec['two']}")
-# a: 100 in + 900 out on opus ($0.0005 + $0.0225), 400 written on haiku ($0.0005);
-# b: 5,000 read on sonnet ($0.001); total $0.0245
-_want = {"total_usd": 0.0245, "share_output": 0.918, "share_uncached_input": 0.02,
-         "share_cache_write": 0.02, "share_cache_read": 0.041, "cache_hit_rate": 0.909}
+_seen = h.read + h.written + h.uncached
+assert math.isclose(rec["two"], h.read / _seen, abs_tol=1e-12), (
+    f"hit rate sums over all rows: {h.read:,} read / ({h.read:,} + {h.written:,} written + "
+    f"{h.uncached:,} uncached) = {h.read / _seen:.4f}, got {rec['two']}")
+# a: in and out on its model, then a cache write on another; b: one cache read. Every figure
+# exact (Fraction), every rounding at least 0.07 of a unit away from a tie.
+_m1, _in1, _out1, _m2, _read2, _m3, _write3 = h.three
+
+
+def _rate(model, column):
+    return Fraction(str(PER_MTOK[model][column])) / 1_000_000
+
+
+_terms = {"share_uncached_input": _in1 * _rate(_m1, "input"),
+          "share_output": _out1 * _rate(_m1, "output"),
+          "share_cache_write": _write3 * _rate(_m3, "input") * Fraction(5, 4),
+          "share_cache_read": _read2 * _rate(_m2, "input") / 10}
+_total = sum(_terms.values())
+_want = {"total_usd": float(round(_total, 4)),
+         **{k: float(round(v / _total, 3)) for k, v in _terms.items()},
+         "cache_hit_rate": float(round(Fraction(_read2, _read2 + _write3 + _in1), 3))}
 _got = rec["three_where"]
-assert _got == _want, f"where_the_money_went on three rows: want {_want!r}, got {_got!r}"
+assert _got == _want, (
+    f"where_the_money_went on three rows ({_in1:,} in + {_out1:,} out on {_m1}, {_read2:,} "
+    f"read on {_m2}, {_write3:,} written on {_m3}): want {_want!r}, got {_got!r}")
+_a = float(_terms["share_uncached_input"] + _terms["share_output"] + _terms["share_cache_write"])
+_b = float(_terms["share_cache_read"])
 _by = rec["three_by"]
 assert set(_by) == {"a", "b"} and [_by[k].get("calls") for k in "ab"] == [2, 1] and all(
     math.isclose(_by[k].get("usd", math.nan), _u, abs_tol=1e-12)
-    for k, _u in [("a", 0.0235), ("b", 0.001)]), (
-    f"by_label keeps labels apart: a 2 calls $0.0235, b 1 call $0.0010, got {_by!r}")
+    for k, _u in [("a", _a), ("b", _b)]), (
+    f"by_label keeps labels apart: a 2 calls ${_a:.6f}, b 1 call ${_b:.6f}, got {_by!r}")
 ### END HIDDEN TESTS
 
 # %% [markdown]
