@@ -327,23 +327,44 @@ for model, (usd_in, usd_out) in {"claude-opus-5": (5, 25), "claude-sonnet-5": (2
         f"PRICE holds dollars per TOKEN, not per million: PRICE[{model!r}] should be "
         f"{{'in': {usd_in} / 1_000_000, 'out': {usd_out} / 1_000_000}}, got {rate!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-_alone = [((2_000_000, 0, 0, 0), "claude-opus-5"), ((0, 400_000, 0, 0), "claude-opus-5"),
-          ((0, 0, 3_000_000, 0), "claude-opus-5"), ((0, 0, 0, 200_000), "claude-opus-5"),
-          ((0, 2_000_000, 0, 0), "claude-sonnet-5"), ((0, 0, 0, 1_000_000), "claude-sonnet-5"),
-          ((0, 0, 1_000_000, 0), "claude-haiku-4-5"), ((1_000_000, 0, 0, 0), "claude-haiku-4-5")]
+h = hidden_inputs(tail=range(100, 1_000), docs=range(2_000, 10_000),
+                  prefix=range(10_000, 40_000), out=range(100, 1_000),
+                  opus_in=range(100_000, 5_000_000), opus_write=range(100_000, 5_000_000),
+                  opus_read=range(100_000, 5_000_000), opus_out=range(100_000, 5_000_000),
+                  sonnet_write=range(100_000, 5_000_000), sonnet_out=range(100_000, 5_000_000),
+                  haiku_read=range(100_000, 5_000_000), haiku_in=range(100_000, 5_000_000),
+                  unknown=("claude-opus-4", "claude-3-opus", "claude-sonnet-4-5", "opus", "gpt-4o",
+                           "claude-haiku-4", "claude-opus-6"))
+_alone = [((h.opus_in, 0, 0, 0), "claude-opus-5"), ((0, h.opus_write, 0, 0), "claude-opus-5"),
+          ((0, 0, h.opus_read, 0), "claude-opus-5"), ((0, 0, 0, h.opus_out), "claude-opus-5"),
+          ((0, h.sonnet_write, 0, 0), "claude-sonnet-5"),
+          ((0, 0, 0, h.sonnet_out), "claude-sonnet-5"),
+          ((0, 0, h.haiku_read, 0), "claude-haiku-4-5"),
+          ((h.haiku_in, 0, 0, 0), "claude-haiku-4-5")]
 rec = record(healthy=call_usd(210, 6_100, 18_400, 400), broken=call_usd(18_610, 6_100, 0, 400),
-             table_bug=call_usd(210, 6_100, 0, 400), bug_in=call_usd(210, 6_100, 0, 0),
-             healthy_in=call_usd(210, 6_100, 18_400, 0),
+             warm=call_usd(h.tail, h.docs, h.prefix, h.out),
+             table_bug=call_usd(h.tail, h.docs, 0, h.out), bug_in=call_usd(h.tail, h.docs, 0, 0),
+             warm_in=call_usd(h.tail, h.docs, h.prefix, 0),
              alone=[[_counts, _m, call_usd(*_counts, model=_m)] for _counts, _m in _alone],
-             unknown=outcome(call_usd, 10, 0, 0, 10, model="claude-opus-4"),
+             unknown=outcome(call_usd, 10, 0, 0, 10, model=h.unknown),
              price={_m: PRICE.get(_m) for _m in
                     ("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5")})
 ### JUDGE
 import math
 
+from course.observe import hidden_inputs
 from course.prices import PER_MTOK
+
+h = hidden_inputs(tail=range(100, 1_000), docs=range(2_000, 10_000),
+                  prefix=range(10_000, 40_000), out=range(100, 1_000),
+                  opus_in=range(100_000, 5_000_000), opus_write=range(100_000, 5_000_000),
+                  opus_read=range(100_000, 5_000_000), opus_out=range(100_000, 5_000_000),
+                  sonnet_write=range(100_000, 5_000_000), sonnet_out=range(100_000, 5_000_000),
+                  haiku_read=range(100_000, 5_000_000), haiku_in=range(100_000, 5_000_000),
+                  unknown=("claude-opus-4", "claude-3-opus", "claude-sonnet-4-5", "opus", "gpt-4o",
+                           "claude-haiku-4", "claude-opus-6"))
 
 _h, _b = rec["healthy"], rec["broken"]
 assert round(_h, 4) == 0.0584, (
@@ -351,27 +372,44 @@ assert round(_h, 4) == 0.0584, (
 assert round(_b, 4) == 0.1412, (
     f"lost reads bill as uncached input at 1.0x: the broken call is $0.1412, got ${_b:.4f}")
 assert round(_b / _h, 2) == 2.42, f"broken/healthy is 28,235/11,675 = 2.42x, got {_b / _h:.3f}"
-_bug = rec["table_bug"] / _h
-assert round(_bug, 2) == 0.84, f"the table bug (input left at 210) is 0.84x, got {_bug:.3f}"
-_bug_in = rec["bug_in"] / rec["healthy_in"]
-assert round(_bug_in, 2) == 0.81, f"input terms only: 0.81x, got {_bug_in:.3f}"
-_priced = {(tuple(_counts), _m): _usd for _counts, _m, _usd in rec["alone"]}
-_alone = [((2_000_000, 0, 0, 0), "claude-opus-5", 10.00, "uncached input at 1.0x"),
-          ((0, 400_000, 0, 0), "claude-opus-5", 2.50, "cache writes at 1.25x input"),
-          ((0, 0, 3_000_000, 0), "claude-opus-5", 1.50, "cache reads at 0.10x input"),
-          ((0, 0, 0, 200_000), "claude-opus-5", 5.00, "output at the output rate"),
-          ((0, 2_000_000, 0, 0), "claude-sonnet-5", 5.00, "writes at 1.25x sonnet input"),
-          ((0, 0, 0, 1_000_000), "claude-sonnet-5", 10.00, "output at sonnet's $10/MTok"),
-          ((0, 0, 1_000_000, 0), "claude-haiku-4-5", 0.10, "reads at 0.10x haiku input"),
-          ((1_000_000, 0, 0, 0), "claude-haiku-4-5", 1.00, "input at haiku's $1/MTok")]
-for _counts, _m, _want, _why in _alone:
-    _got = _priced[(_counts, _m)]
+
+
+def _usd(inp, cw, cr, out, model="claude-opus-5"):
+    """The price of one call, from the pricing pages' per-MTok rates."""
+    _pin, _pout = PER_MTOK[model]["input"] / 1e6, PER_MTOK[model]["output"] / 1e6
+    return inp * _pin + cw * _pin * 1.25 + cr * _pin * 0.10 + out * _pout
+
+
+_row = (h.tail, h.docs, h.prefix, h.out)
+for _key, _counts in [("warm", _row), ("table_bug", (h.tail, h.docs, 0, h.out)),
+                      ("bug_in", (h.tail, h.docs, 0, 0)),
+                      ("warm_in", (h.tail, h.docs, h.prefix, 0))]:
+    _want, _got = _usd(*_counts), rec[_key]
+    assert math.isclose(_got, _want, rel_tol=1e-9), (
+        f"(uncached, write, read, output) = {_counts} on claude-opus-5 is ${_want:.6f} "
+        f"(1.0x, 1.25x, 0.10x input and the output rate), call_usd returned {_got!r}")
+_bug = rec["table_bug"] / rec["warm"]
+assert _bug < 1, (
+    f"the table bug (the {h.prefix:,} lost reads vanish instead of moving to input) must come "
+    f"out cheaper than the warm call, {_usd(*_row[:2], 0, h.out) / _usd(*_row):.2f}x; "
+    f"got {_bug:.3f}x")
+_priced = {(tuple(_counts), _m): _v for _counts, _m, _v in rec["alone"]}
+_alone = [((h.opus_in, 0, 0, 0), "claude-opus-5", "uncached input at 1.0x"),
+          ((0, h.opus_write, 0, 0), "claude-opus-5", "cache writes at 1.25x input"),
+          ((0, 0, h.opus_read, 0), "claude-opus-5", "cache reads at 0.10x input"),
+          ((0, 0, 0, h.opus_out), "claude-opus-5", "output at the output rate"),
+          ((0, h.sonnet_write, 0, 0), "claude-sonnet-5", "writes at 1.25x sonnet input"),
+          ((0, 0, 0, h.sonnet_out), "claude-sonnet-5", "output at sonnet's $10/MTok"),
+          ((0, 0, h.haiku_read, 0), "claude-haiku-4-5", "reads at 0.10x haiku input"),
+          ((h.haiku_in, 0, 0, 0), "claude-haiku-4-5", "input at haiku's $1/MTok")]
+for _counts, _m, _why in _alone:
+    _got, _want = _priced[(_counts, _m)], _usd(*_counts, model=_m)
     assert math.isclose(_got, _want, abs_tol=1e-9), (
-        f"{_why}: {_counts} on {_m} is ${_want:.2f}, call_usd returned {_got!r}")
+        f"{_why}: {_counts} on {_m} is ${_want:.4f}, call_usd returned {_got!r}")
 _raised = rec["unknown"]["raised"]
 _raised = _raised["type"] if _raised else None
 assert _raised == "KeyError", (
-    f"a model not in PRICE raises KeyError, not a price: got {rec['unknown']!r}")
+    f"a model not in PRICE ({h.unknown!r}) raises KeyError, not a price: got {rec['unknown']!r}")
 for _m, _rates in PER_MTOK.items():
     _pin, _pout = _rates["input"], _rates["output"]
     _p = rec["price"][_m]
@@ -408,13 +446,15 @@ rows = audit_caching(plain, client=billed_as([(100, None, None)]).client(), n=1)
 assert rows == [{"uncached_in": 100, "cache_write": 0, "cache_read": 0}], (
     f"a usage field that is None counts as 0: got {rows!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 from course.worlds.cache_audit import billed_as as _billed_as
 from course.worlds.cache_audit import healthy as _healthy
 from course.worlds.cache_audit import support_api as _support_api
 
+h = hidden_inputs(calls=range(4, 9), cold_write=range(100, 10_000), warm_in=range(1, 100),
+                  warm_read=range(300, 10_000), none_in=range(1, 1_000), none_read=range(1, 1_000))
 _api, _cache, _clock = _support_api()
-_r = audit_caching(_healthy, client=_api.client(), n=4)
+_r = audit_caching(_healthy, client=_api.client(), n=h.calls)
 _n4_requests = _api.requests
 _api, _cache, _clock = _support_api()
 _default = audit_caching(_healthy, client=_api.client())
@@ -426,24 +466,28 @@ def _plain(q):
 
 rec = record(report=report, n4=_r, n4_requests=_n4_requests,
              default_requests=_api.requests, default_rows=len(_default["per_call"]),
-             last=audit_caching(_plain, client=_billed_as([(0, 100, 0), (10, 0, 90)]).client(),
-                                n=2),
-             nones=audit_caching(_plain, client=_billed_as([(7, None, 5)]).client(),
-                                 n=1)["per_call"])
+             last=audit_caching(_plain, client=_billed_as(
+                 [(0, h.cold_write, 0), (h.warm_in, 0, h.warm_read)]).client(), n=2),
+             nones=audit_caching(_plain, client=_billed_as(
+                 [(h.none_in, None, h.none_read)]).client(), n=1)["per_call"])
 ### JUDGE
 import math
 
 from course.hub import log_of
+from course.observe import hidden_inputs
 from course.worlds import cache_audit as world
+
+h = hidden_inputs(calls=range(4, 9), cold_write=range(100, 10_000), warm_in=range(1, 100),
+                  warm_read=range(300, 10_000), none_in=range(1, 1_000), none_read=range(1, 1_000))
 
 _n4_requests, _default_requests = log_of(rec["n4_requests"]), log_of(rec["default_requests"])
 _rep = rec["report"]
 assert _rep["verdict"] == "HEALTHY", (
     f"the first call can only write, read the LAST one: healthy gave {_rep['verdict']} "
     f"at hit_rate {_rep['hit_rate']:.3f}")
-_r = rec["n4"]
-assert len(_n4_requests) == 4 and len(_r["per_call"]) == 4, (
-    f"n=4 must send 4 requests and report 4 rows; sent {len(_n4_requests)}")
+_r, _n = rec["n4"], h.calls
+assert len(_n4_requests) == _n and len(_r["per_call"]) == _n, (
+    f"n={_n} must send {_n} requests and report {_n} rows; sent {len(_n4_requests)}")
 _cold = {"uncached_in": world.TAIL_TOKENS, "cache_write": world.PREFIX_TOKENS + world.DOCS_TOKENS,
          "cache_read": 0}
 _warm = {"uncached_in": world.TAIL_TOKENS, "cache_write": world.DOCS_TOKENS,
@@ -455,15 +499,18 @@ assert _r["per_call"][-1] == _warm, (
 assert _r["verdict"] == "HEALTHY", "the last call's hit rate decides the verdict"
 _first_lines = [m["content"][0]["text"].split("\n")[0]
                 for m in (b["messages"][0] for b in _n4_requests)]
-assert _first_lines == [f"Documents retrieved for: probe {i}" for i in range(4)], (
+assert _first_lines == [f"Documents retrieved for: probe {i}" for i in range(_n)], (
     f"call i sends build_request(f'probe {{i}}'), i from 0: got {_first_lines!r}")
 assert len(_default_requests) == 3 and rec["default_rows"] == 3, (
     f"n defaults to 3: sent {len(_default_requests)} requests, {rec['default_rows']} rows")
-_r = rec["last"]
-assert math.isclose(_r["hit_rate"], 0.9) and _r["verdict"] == "HEALTHY", (
-    f"the LAST call (read 90 of 100) decides, not the cold first: got {_r!r}")
-assert rec["nones"] == [{"uncached_in": 7, "cache_write": 0, "cache_read": 5}], (
-    f"a usage field that is None counts as 0: got {rec['nones']!r}")
+_r, _read, _of = rec["last"], h.warm_read, h.warm_read + h.warm_in
+assert abs(_r["hit_rate"] - _read / _of) < 1e-3 and _r["verdict"] == "HEALTHY", (
+    f"the LAST call (read {_read} of {_of} = {_read / _of:.3f}, HEALTHY) decides, not the cold "
+    f"first (write {h.cold_write}): got {_r!r}")
+_want = [{"uncached_in": h.none_in, "cache_write": 0, "cache_read": h.none_read}]
+assert rec["nones"] == _want, (
+    f"a usage field that is None counts as 0: usage ({h.none_in}, None, {h.none_read}) gives "
+    f"{_want}; got {rec['nones']!r}")
 ### END HIDDEN TESTS
 
 # %% id="hit_rate_denominator" kind="tests" points=2
@@ -488,10 +535,15 @@ for row, want in [((100, 300, 600), 0.6), ((1, 1, 1), 1 / 3), ((0, 0, 0), 0.0)]:
         f"hit rate = read / (read + write + uncached), not rounded, 0.0 when all are 0: "
         f"(uncached, write, read) = {row} gives {want!r}, got {got!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 from course.worlds.cache_audit import billed_as as _billed_as
 from course.worlds.cache_audit import early_breakpoint as _early
 from course.worlds.cache_audit import support_api as _support_api
+
+h = hidden_inputs(mixed_in=range(100, 1_000), mixed_write=range(100, 1_000),
+                  mixed_read=range(100, 1_000), odd_read=range(1, 100),
+                  odd_total=(101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167,
+                             173, 179, 181, 191, 193, 197, 199), odd_split=range(0, 101))
 
 _api, _cache, _clock = _support_api()
 _c = _api.client()
@@ -504,14 +556,22 @@ def _plain_request(q):
             "messages": [{"role": "user", "content": q}]}
 
 
+_rest = h.odd_total - h.odd_read
+_odd = (_rest * h.odd_split // 100, _rest - _rest * h.odd_split // 100, h.odd_read)
 rec = record(report=report, early=_early_report,
-             mixed=audit_caching(_plain_request, client=_billed_as([(200, 500, 300)]).client(),
-                                 n=1),
-             sevenths=audit_caching(_plain_request, client=_billed_as([(5, 1, 1)]).client(),
-                                    n=1),
+             mixed=audit_caching(_plain_request, client=_billed_as(
+                 [(h.mixed_in, h.mixed_write, h.mixed_read)]).client(), n=1),
+             sevenths=audit_caching(_plain_request, client=_billed_as([_odd]).client(), n=1),
              empty=outcome(audit_caching, _plain_request,
                            client=_billed_as([(0, 0, 0)]).client(), n=1))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(mixed_in=range(100, 1_000), mixed_write=range(100, 1_000),
+                  mixed_read=range(100, 1_000), odd_read=range(1, 100),
+                  odd_total=(101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167,
+                             173, 179, 181, 191, 193, 197, 199), odd_split=range(0, 101))
+
 _hr = rec["report"]["hit_rate"]
 assert round(_hr, 3) == 0.745, (
     f"hit rate divides read by read+write+uncached: 18,400/24,710 = 0.745, got {_hr:.3f}")
@@ -519,11 +579,14 @@ _r = rec["early"]
 assert round(_r["hit_rate"], 3) == 0.25 and _r["verdict"] == "WEAK", (
     f"early breakpoint: 2,000 read / 8,009 in all = 0.250, WEAK; got {_r['hit_rate']:.3f} "
     f"{_r['verdict']}")
-_r = rec["mixed"]
-assert round(_r["hit_rate"], 3) == 0.3, (
-    f"read 300 / (300 + write 500 + uncached 200) = 0.3, got {_r['hit_rate']!r}")
-_hr = rec["sevenths"]["hit_rate"]
-assert abs(_hr - 1 / 7) < 1e-12, f"hit rate is not rounded: 1 / (1 + 1 + 5) = 1/7, got {_hr!r}"
+_r, _i, _w, _rd = rec["mixed"], h.mixed_in, h.mixed_write, h.mixed_read
+_want = _rd / (_rd + _w + _i)
+assert abs(_r["hit_rate"] - _want) < 1e-12, (
+    f"read {_rd} / ({_rd} + write {_w} + uncached {_i}) = {_want:.4f}, got {_r['hit_rate']!r}")
+_hr, _want = rec["sevenths"]["hit_rate"], h.odd_read / h.odd_total
+assert abs(_hr - _want) < 1e-12, (
+    f"hit rate is not rounded: read {h.odd_read} of {h.odd_total} tokens = {_want!r}, "
+    f"got {_hr!r}")
 _out = rec["empty"]
 assert _out["raised"] is None, (
     f"no input at all: hit_rate 0.0 and BROKEN, not a {_out['raised']['type']}: "
@@ -562,8 +625,13 @@ except Exception as e:   # noqa: BLE001 -- the type is the check
     zero = e
 assert isinstance(zero, ValueError), f"n < 1 raises ValueError: n=0 got {zero!r}"
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 from course.worlds.cache_audit import billed_as as _billed_as
+
+h = hidden_inputs(at_07=range(1, 100_000), above_07=range(201, 100_000),
+                  at_01=range(1, 100_000), above_01=range(201, 100_000),
+                  write_only=range(1, 100_000), high_in=range(0, 200),
+                  high_read=range(800, 100_000), bad_n=range(-100, 0))
 
 
 def _verdict(i, w, r):
@@ -572,24 +640,35 @@ def _verdict(i, w, r):
     return audit_caching(_q, client=_billed_as([(i, w, r)]).client(), n=1)["verdict"]
 
 
-_rows = [(300, 0, 700), (29, 0, 71), (900, 0, 100), (89, 0, 11),
-         (0, 1_000, 0), (10, 0, 990)]
+_rows = [(3 * h.at_07, 0, 7 * h.at_07), (3 * h.above_07 - 1, 0, 7 * h.above_07 + 1),
+         (9 * h.at_01, 0, h.at_01), (9 * h.above_01 - 1, 0, h.above_01 + 1),
+         (0, h.write_only, 0), (h.high_in, 0, h.high_read)]
 rec = record(verdict=report["verdict"], rows=[[_row, _verdict(*_row)] for _row in _rows],
-             none=outcome(audit_caching, lambda q: {}, client=_billed_as([]).client(), n=-1))
+             none=outcome(audit_caching, lambda q: {}, client=_billed_as([]).client(),
+                          n=h.bad_n))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(at_07=range(1, 100_000), above_07=range(201, 100_000),
+                  at_01=range(1, 100_000), above_01=range(201, 100_000),
+                  write_only=range(1, 100_000), high_in=range(0, 200),
+                  high_read=range(800, 100_000), bad_n=range(-100, 0))
+
 assert rec["verdict"] == "WEAK", (
     f"a 0.25 hit rate is above 0.1 and not above 0.7: WEAK, got {rec['verdict']}")
 _seen = {tuple(_row): _got for _row, _got in rec["rows"]}
-for _row, _want in [((300, 0, 700), "WEAK"), ((29, 0, 71), "HEALTHY"), ((900, 0, 100), "BROKEN"),
-                    ((89, 0, 11), "WEAK"), ((0, 1_000, 0), "BROKEN"),
-                    ((10, 0, 990), "HEALTHY")]:
+for _row, _want in [((3 * h.at_07, 0, 7 * h.at_07), "WEAK"),
+                    ((3 * h.above_07 - 1, 0, 7 * h.above_07 + 1), "HEALTHY"),
+                    ((9 * h.at_01, 0, h.at_01), "BROKEN"),
+                    ((9 * h.above_01 - 1, 0, h.above_01 + 1), "WEAK"),
+                    ((0, h.write_only, 0), "BROKEN"), ((h.high_in, 0, h.high_read), "HEALTHY")]:
     _got = _seen[_row]
     assert _got == _want, (
         f"strict thresholds: hit rate {_row[2] / sum(_row):.4f} is {_want}, got {_got!r} "
         "(HEALTHY if > 0.7, WEAK if > 0.1, else BROKEN)")
 _raised = rec["none"]["raised"]
 _raised = _raised["type"] if _raised else None
-assert _raised == "ValueError", f"n < 1 raises ValueError: n=-1 got {rec['none']!r}"
+assert _raised == "ValueError", f"n < 1 raises ValueError: n={h.bad_n} got {rec['none']!r}"
 ### END HIDDEN TESTS
 
 # %% id="invalidators_flip_to_broken" kind="tests" points=2
@@ -609,26 +688,36 @@ assert short["verdict"] == "BROKEN" and [c["cache_write"] for c in short["per_ca
     f"a prefix below the 512-token minimum is never written, and nothing raises: BROKEN with "
     f"writes [0, 0, 0], got {short!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+import datetime as _dt
+
+from course.observe import hidden_inputs, outcome, record
 from course.worlds.cache_audit import model_switch as _model_switch
 from course.worlds.cache_audit import shuffled as _shuffled
 from course.worlds.cache_audit import stamped as _stamped
 from course.worlds.cache_audit import support_api as _support_api
 from course.worlds.cache_audit import too_short as _too_short
 
+h = hidden_inputs(stamp_at=range(0, 400_000_000))
+_start = (_dt.datetime(2020, 1, 1) + _dt.timedelta(seconds=h.stamp_at)).isoformat()
 _audits = {}
 for _name, _build in [("a shuffled tool dict", _shuffled()), ("a model switch", _model_switch()),
                       ("a prefix below the minimum", _too_short),
-                      ("a later timestamp", _stamped("2026-11-30T23:59:58"))]:
+                      (f"a timestamp from {_start}", _stamped(_start))]:
     _api, _cache, _clock = _support_api()
     _audits[_name] = outcome(audit_caching, _build, client=_api.client())
 rec = record(verdict=report["verdict"], audits=_audits)
 ### JUDGE
+import datetime as _dt
+
+from course.observe import hidden_inputs
+
+h = hidden_inputs(stamp_at=range(0, 400_000_000))
+_start = (_dt.datetime(2020, 1, 1) + _dt.timedelta(seconds=h.stamp_at)).isoformat()
 assert rec["verdict"] == "BROKEN", (
     f"a timestamp in the system prompt changes the prefix every call: BROKEN, got "
     f"{rec['verdict']}")
 for _name in ["a shuffled tool dict", "a model switch", "a prefix below the minimum",
-              "a later timestamp"]:
+              f"a timestamp from {_start}"]:
     _out = rec["audits"][_name]
     _e = _out["raised"]
     assert _e is None, f"{_name}: the audit raised {_e['type']}: {_e['message']}"
@@ -677,37 +766,62 @@ find_invalidator(recording)
 assert seen == ["q1", "q2"], (
     f"build_request is called once with probe_a, then once with probe_b: got {seen!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+import datetime as _dt
+
+from course.observe import hidden_inputs, record
 from course.worlds.cache_audit import model_switch as _model_switch
 from course.worlds.cache_audit import stamped as _stamped
 
+h = hidden_inputs(stamp_at=range(0, 400_000_000),
+                  switch_a=("first question", "where is my invoice?", "reset my password"),
+                  switch_b=("second question", "why was I billed twice?", "close my account"),
+                  left=("left", "first", "alpha", "q-a"),
+                  right=("right", "second", "beta", "q-b"), left_n=range(1, 9), gap=range(1, 5))
+
 
 def _three_runs(q):
-    n = 3 if q == "left" else 4
+    n = h.left_n if q == h.left else h.left_n + h.gap
     return {"max_tokens": 100 * n, "messages": [q], "model": "m", "system": "same",
             "temperature": n / 10, "top_k": n}
 
 
-rec = record(found=found, again=find_invalidator(_stamped("2026-03-01T18:00:30")),
-             switch=find_invalidator(_model_switch(), "first question", "second question"),
-             runs=find_invalidator(_three_runs, "left", "right"))
+_start = (_dt.datetime(2020, 1, 1) + _dt.timedelta(seconds=h.stamp_at)).isoformat()
+rec = record(found=found, again=find_invalidator(_stamped(_start)),
+             switch=find_invalidator(_model_switch(), h.switch_a, h.switch_b),
+             runs=find_invalidator(_three_runs, h.left, h.right))
 ### JUDGE
+import datetime as _dt
+import json as _json
+
+from course.observe import hidden_inputs
+
+h = hidden_inputs(stamp_at=range(0, 400_000_000),
+                  switch_a=("first question", "where is my invoice?", "reset my password"),
+                  switch_b=("second question", "why was I billed twice?", "close my account"),
+                  left=("left", "first", "alpha", "q-a"),
+                  right=("right", "second", "beta", "q-b"), left_n=range(1, 9), gap=range(1, 5))
+_t0 = _dt.datetime(2020, 1, 1) + _dt.timedelta(seconds=h.stamp_at)
+_at1, _at2 = (f"{(_t0 + _dt.timedelta(seconds=s)).isoformat()}Z" for s in (1, 2))
 assert "Current time" in rec["found"], (
     f"the timestamp line of the system prompt must be named; got {rec['found']!r}")
 _lines = rec["again"].split("\n")
 assert all(_ln[:1] in "+-" for _ln in _lines), (
     f"every changed line starts with '-' or '+': {_lines[:3]}")
-assert len(_lines) == 2 and _lines[0].startswith('-      "text": ') and "18:00:31Z" in _lines[
-    0] and _lines[1].startswith('+      "text": ') and "18:00:32Z" in _lines[1], (
-    f"'-' lines come from probe_a's render, '+' from probe_b's: {_lines!r}")
+assert len(_lines) == 2 and _lines[0].startswith('-      "text": ') and _at1 in _lines[
+    0] and _lines[1].startswith('+      "text": ') and _at2 in _lines[1], (
+    f"'-' lines come from probe_a's render ({_at1}), '+' from probe_b's ({_at2}): {_lines!r}")
 _found = rec["switch"]
 assert _found == '-  "model": "claude-opus-5",\n+  "model": "claude-sonnet-5",', (
-    f"a model switch changes the model line; got {_found!r}")
+    f"a model switch changes the model line (probes {h.switch_a!r}, {h.switch_b!r}); "
+    f"got {_found!r}")
+_a, _b = h.left_n, h.left_n + h.gap
+_want = [f'-  "max_tokens": {100 * _a},', f'+  "max_tokens": {100 * _b},',
+         f'-  "temperature": {_json.dumps(_a / 10)},', f'-  "top_k": {_a}',
+         f'+  "temperature": {_json.dumps(_b / 10)},', f'+  "top_k": {_b}']
 _runs = rec["runs"].split("\n")
-assert _runs == ['-  "max_tokens": 300,', '+  "max_tokens": 400,', '-  "temperature": 0.3,',
-                 '-  "top_k": 3', '+  "temperature": 0.4,', '+  "top_k": 4'], (
-    f"unified_diff order: each run of changed lines gives its '-' lines, then its '+' lines; "
-    f"got {_runs!r}")
+assert _runs == _want, (
+    f"unified_diff order: each run of changed lines gives its '-' lines, then its '+' lines "
+    f"({_want}); got {_runs!r}")
 ### END HIDDEN TESTS
 
 # %% id="invalidator_sees_key_order" kind="tests" points=1
@@ -717,16 +831,25 @@ found = find_invalidator(shuffled())
 assert found != NO_DIFF, (
     "dict key order is part of the cached bytes: sort_keys hides a shuffled tool schema")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 from course.worlds.cache_audit import shuffled as _shuffled
 
-rec = record(found=found, no_diff=NO_DIFF, other=find_invalidator(_shuffled(), "alpha", "beta"))
+h = hidden_inputs(probe_a=("alpha", "where is my invoice?", "reset password", "Q-17 refund"),
+                  probe_b=("beta", "why was I billed twice?", "close account", "Q-18 outage"))
+rec = record(found=found, no_diff=NO_DIFF,
+             other=find_invalidator(_shuffled(), h.probe_a, h.probe_b))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(probe_a=("alpha", "where is my invoice?", "reset password", "Q-17 refund"),
+                  probe_b=("beta", "why was I billed twice?", "close account", "Q-18 outage"))
+
 assert rec["found"] != rec["no_diff"], (
     "dict key order is part of the cached bytes: sort_keys hides a shuffled tool schema")
 _found = rec["other"]
 assert '"region"' in _found or '"fields"' in _found, (
-    f"the reordered schema properties must be named; got {_found[:80]!r}")
+    f"the reordered schema properties must be named (probes {h.probe_a!r}, {h.probe_b!r}); "
+    f"got {_found[:80]!r}")
 ### END HIDDEN TESTS
 
 # %% id="invalidator_ignores_probe" kind="tests" points=1
@@ -741,22 +864,36 @@ assert quoted == NO_DIFF, (
     "or a non-ASCII probe left these lines (first 120 characters each): "
     f"{[line[:120] for line in quoted.split(chr(10))]!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 from course.worlds.cache_audit import healthy as _healthy
 from course.worlds.cache_audit import too_short as _too_short
 
+h = hidden_inputs(plain_a=("refund for March?", "how do I export data?", "is SSO included"),
+                  plain_b=("refund for May?", "can I change my plan?", "where are the logs"),
+                  escaped_a=('say "hi" at C:\\tmp', 'naïve "quoted" \\d+', "café\\n au lait",
+                             '«tab»\there'),
+                  escaped_b=("naïve über ✓", 'über "x" \\ y', "日本語の質問", 'a\\b "c" é'))
 rec = record(found=found, no_diff=NO_DIFF,
-             other=find_invalidator(_healthy, "refund for March?", "refund for May?"),
-             escaped=find_invalidator(_healthy, 'say "hi" at C:\\tmp', "naïve über ✓"),
+             other=find_invalidator(_healthy, h.plain_a, h.plain_b),
+             escaped=find_invalidator(_healthy, h.escaped_a, h.escaped_b),
              short=find_invalidator(_too_short))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(plain_a=("refund for March?", "how do I export data?", "is SSO included"),
+                  plain_b=("refund for May?", "can I change my plan?", "where are the logs"),
+                  escaped_a=('say "hi" at C:\\tmp', 'naïve "quoted" \\d+', "café\\n au lait",
+                             '«tab»\there'),
+                  escaped_b=("naïve über ✓", 'über "x" \\ y', "日本語の質問", 'a\\b "c" é'))
+
 assert rec["found"] == rec["no_diff"], (
     f"lines holding the probes differ on purpose; drop them. A healthy builder gave "
     f"{rec['found'][:60]!r}")
-assert rec["other"] == rec["no_diff"], "other probe strings: their lines must be dropped too"
+assert rec["other"] == rec["no_diff"], (
+    f"other probe strings ({h.plain_a!r}, {h.plain_b!r}): their lines must be dropped too")
 assert rec["escaped"] == rec["no_diff"], (
-    "probe lines are matched as the render writes the probe, json.dumps(probe)[1:-1]: quotes, "
-    "a backslash and non-ASCII probes left lines (first 120 characters each): "
+    f"probe lines are matched as the render writes the probe, json.dumps(probe)[1:-1]: probes "
+    f"{h.escaped_a!r} and {h.escaped_b!r} left lines (first 120 characters each): "
     f"{[_ln[:120] for _ln in rec['escaped'].split(chr(10))]!r}")
 assert rec["short"] == rec["no_diff"], (
     "a too-short prefix is stable: the diff is empty, which is why you check its length")

@@ -430,16 +430,32 @@ for _odd, _what in ((None, "None"), (7, "the int 7"), ("art\x00x", "a path holdi
     assert isinstance(_said, str) and _said.startswith("Error:"), (
         f"read of {_what} must return 'Error: ...', got {_said!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-_paths = ["/etc/hostname", "/", os.path.join(_base, "other.txt")]
-_odd_paths = [None, 3.5, b"/etc", "x\x00y"]
+h = hidden_inputs(abs_path=("/etc/hostname", "/etc/hosts", "/etc/shadow", "/usr/bin/env",
+                            "/proc/self/environ", "/root/.ssh/id_rsa", "/var/log/syslog", "/home"),
+                  up=range(0, 8), beside=("other.txt", "notes.md", "tenant-b.csv", "keys.json"),
+                  odd_float=(3.5, 0.25, 2.0, 1e9, -7.5), odd_bytes=(b"/etc", b"/tmp", b"..", b"/"),
+                  odd_nul=("x\x00y", "\x00", "art/\x00/f.txt", "/etc/passwd\x00.txt"))
+_up = _base
+for _ in range(h.up):
+    _up = os.path.dirname(_up)
+_paths = [h.abs_path, _up, os.path.join(_base, h.beside)]
+_odd_paths = [None, h.odd_float, h.odd_bytes, h.odd_nul]
 rec = record(odd=[[repr(_p), outcome(off._contained, _p), outcome(off.read, _p)]
                   for _p in _odd_paths],
              shown=outcome(off.read, "/etc/passwd"), paths=_paths,
              contained=[outcome(off._contained, _p) for _p in _paths],
              reads=[outcome(off.read, _p) for _p in _paths])
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(abs_path=("/etc/hostname", "/etc/hosts", "/etc/shadow", "/usr/bin/env",
+                            "/proc/self/environ", "/root/.ssh/id_rsa", "/var/log/syslog", "/home"),
+                  up=range(0, 8), beside=("other.txt", "notes.md", "tenant-b.csv", "keys.json"),
+                  odd_float=(3.5, 0.25, 2.0, 1e9, -7.5), odd_bytes=(b"/etc", b"/tmp", b"..", b"/"),
+                  odd_nul=("x\x00y", "\x00", "art/\x00/f.txt", "/etc/passwd\x00.txt"))
+
 
 def refused(got, what):
     """Assert that a recorded read() outcome is a returned 'Error: ...' string."""
@@ -459,6 +475,10 @@ def not_contained(got, what):
 
 refused(rec["shown"], "read('/etc/passwd') was served: an absolute path outside root must get "
         "'Error: ...'")
+assert len(rec["paths"]) == 3 and rec["paths"][0] == h.abs_path, (
+    f"the absolute path {h.abs_path!r} was not the one checked")
+odd = [repr(v) for v in (None, h.odd_float, h.odd_bytes, h.odd_nul)]
+assert [p for p, *_ in rec["odd"]] == odd, "the values that are not paths were not the ones checked"
 for p, inside, got in zip(rec["paths"], rec["contained"], rec["reads"], strict=True):
     not_contained(inside, f"_contained({p!r}) is not False: a path outside root is never "
                   "contained")
@@ -503,16 +523,23 @@ assert isinstance(_out, str) and _out.startswith("Error:"), (
     f"commonpath, not strings with startswith); got {_out!r}")
 _outside(off, os.path.join(_root + "-evil", "secret.txt"), "the sibling <root>-evil/secret.txt")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-os.makedirs(_root + "2")
-with open(os.path.join(_root + "2", "x.txt"), "w") as _f:
+h = hidden_inputs(sibling=("2", "-old", "_bak", ".d", "-evil2", "s", "-archive", "~", "0"),
+                  sibling_file=("x.txt", "keys.txt", "notes.md", "dump.json", "passwd"))
+os.makedirs(_root + h.sibling)
+with open(os.path.join(_root + h.sibling, h.sibling_file), "w") as _f:
     _f.write("other folder\n")
-_paths = [os.path.join(_root + "2", "x.txt"), _root + "-evil/secret.txt"]
+_paths = [os.path.join(_root + h.sibling, h.sibling_file), _root + "-evil/secret.txt"]
 rec = record(shown=_out, base=_base, root=_root, paths=_paths,
              contained=[outcome(off._contained, _p) for _p in _paths],
              reads=[outcome(off.read, _p) for _p in _paths])
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(sibling=("2", "-old", "_bak", ".d", "-evil2", "s", "-archive", "~", "0"),
+                  sibling_file=("x.txt", "keys.txt", "notes.md", "dump.json", "passwd"))
+
 
 def refused(got, what):
     """Assert that a recorded read() outcome is a returned 'Error: ...' string."""
@@ -534,6 +561,8 @@ refused({"value": rec["shown"], "raised": None},
         "sibling prefix <root>-evil/secret.txt was read: compare path components "
         f"(commonpath), not strings (startswith); got {str(rec['shown'])[:40]!r}")
 cut = len(rec["base"])
+wants = [f"{rec['root']}{h.sibling}/{h.sibling_file}", f"{rec['root']}-evil/secret.txt"]
+assert rec["paths"] == wants, f"the siblings checked were not {[w[cut:] for w in wants]}"
 for p, inside, got in zip(rec["paths"], rec["contained"], rec["reads"], strict=True):
     not_contained(inside, f"_contained says {p[cut:]!r} is inside {rec['root'][cut:]!r}: a "
                   "folder whose name merely extends root is a sibling, not a child")
@@ -574,15 +603,29 @@ assert isinstance(_out, str) and _out.startswith("Error:"), (
     f"realpath before checking); got {_out!r}")
 _outside(off, os.path.join(_root, "innocent.txt"), "root/innocent.txt, a link to ../secret.txt")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-os.symlink(_base, os.path.join(_root, "up"))
-_via_dir = os.path.join(_root, "up", "secret.txt")
-os.symlink("/etc/passwd", os.path.join(_root, "passwd.txt"))
+h = hidden_inputs(dir_link=("up", "parent", "back", "..up", "shared", "mnt"),
+                  far_file=("keys.txt", "token", "db.env", "id_rsa", "invoices.csv"),
+                  file_link=("passwd.txt", "notes.md", "users.csv", "report.txt", "a"),
+                  file_target=("/etc/passwd", "far_file"))
+with open(os.path.join(_base, h.far_file), "w") as _f:
+    _f.write("tenant-b invoices\n")
+os.symlink(_base, os.path.join(_root, h.dir_link))
+_via_dir = os.path.join(_root, h.dir_link, h.far_file)
+_target = os.path.join(_base, h.far_file) if h.file_target == "far_file" else h.file_target
+os.symlink(_target, os.path.join(_root, h.file_link))
 rec = record(shown=_out, via_dir_contained=outcome(off._contained, _via_dir),
              via_dir_read=outcome(off.read, _via_dir),
-             passwd=outcome(off.read, os.path.join(_root, "passwd.txt")))
+             passwd=outcome(off.read, os.path.join(_root, h.file_link)))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(dir_link=("up", "parent", "back", "..up", "shared", "mnt"),
+                  far_file=("keys.txt", "token", "db.env", "id_rsa", "invoices.csv"),
+                  file_link=("passwd.txt", "notes.md", "users.csv", "report.txt", "a"),
+                  file_target=("/etc/passwd", "far_file"))
+
 
 def refused(got, what):
     """Assert that a recorded read() outcome is a returned 'Error: ...' string."""
@@ -603,11 +646,12 @@ def not_contained(got, what):
 refused({"value": rec["shown"], "raised": None},
         "a symlink planted inside root was followed: resolve links with realpath before "
         f"checking; got {str(rec['shown'])[:40]!r}")
-why = ("a symlinked FOLDER inside root (root/up -> its parent) let secret.txt through; "
-       "realpath resolves every component, abspath none")
+why = (f"a symlinked FOLDER inside root (root/{h.dir_link} -> its parent) let {h.far_file} "
+       "through; realpath resolves every component, abspath none")
 not_contained(rec["via_dir_contained"], why)
 refused(rec["via_dir_read"], why)
-refused(rec["passwd"], "root/passwd.txt -> /etc/passwd was served")
+target = f"../{h.far_file}" if h.file_target == "far_file" else h.file_target
+refused(rec["passwd"], f"root/{h.file_link} -> {target} was served")
 ### END HIDDEN TESTS
 
 # %% id="traversal_refused" kind="tests" points=1
@@ -642,14 +686,21 @@ assert isinstance(_out, str) and _out.startswith("Error:"), (
     f"traversal: root/../secret.txt must be refused (resolve .. first); got {_out!r}")
 _outside(off, os.path.join(_root, "..", "secret.txt"), "root/../secret.txt")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-_paths = [os.path.join(_root, "..", "..", "..", "etc", "passwd"),
-          os.path.join(_root, "a", "..", "..", "secret.txt")]
+h = hidden_inputs(climb=range(3, 12), far=("etc/passwd", "etc/shadow", "root/.bashrc", "home"),
+                  via=("a", "sub", "x", "deep", "tmp", "art"), back=range(2, 5))
+_paths = [os.path.join(_root, *[".."] * h.climb, *h.far.split("/")),
+          os.path.join(_root, *[h.via] * (h.back - 1), *[".."] * h.back, "secret.txt")]
 rec = record(shown=outcome(off.read, os.path.join(_root, "..", "secret.txt")), base=_base,
              paths=_paths, contained=[outcome(off._contained, _p) for _p in _paths],
              reads=[outcome(off.read, _p) for _p in _paths])
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(climb=range(3, 12), far=("etc/passwd", "etc/shadow", "root/.bashrc", "home"),
+                  via=("a", "sub", "x", "deep", "tmp", "art"), back=range(2, 5))
+
 
 def refused(got, what):
     """Assert that a recorded read() outcome is a returned 'Error: ...' string."""
@@ -669,6 +720,9 @@ def not_contained(got, what):
 
 refused(rec["shown"], "root/../secret.txt was served: resolve .. before checking containment")
 cut = len(rec["base"])
+wants = ["/.." * h.climb + "/" + h.far, f"/{h.via}" * (h.back - 1) + "/.." * h.back + "/secret.txt"]
+assert [p[cut + len("/artifacts"):] for p in rec["paths"]] == wants, (
+    f"the traversals checked were not root{wants[0]} and root{wants[1]}")
 for p, inside, got in zip(rec["paths"], rec["contained"], rec["reads"], strict=True):
     not_contained(inside, f"_contained accepted a traversal: {p[cut:]!r}")
     refused(got, f"traversal {p[cut:]!r} was served")
@@ -730,37 +784,53 @@ assert _got == "[lines 0-1 of 400]\nrow 0", (
     f"root behind a symbolic link: a file wrap wrote there must be served, got {_got!r}; "
     "resolve links in root too (os.path.realpath(root))")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
+h = hidden_inputs(past_at=range(391, 400), past_limit=range(10, 100), default_at=range(1, 200),
+                  far_at=range(401, 100_000), rel_at=range(0, 400), depth=range(1, 6),
+                  missing=("missing.txt", "gone.log", "nope", "old-0001.txt"),
+                  real=("real.txt", "inside.md", "a.txt"), alias=("alias.txt", "link.txt", "b.lnk"),
+                  alias_lines=range(1, 50), via_lines=range(260, 600), via_at=range(0, 260),
+                  sub=("sub", "x", "tmp", "a b"), dot_file=("f.txt", "g.md", "new"))
 _path = os.path.join(_root, _files[0])
 _inside = outcome(off._contained, _path)
-_past_end = outcome(off.read, _path, 398, 10)
-_defaults = outcome(off.read, _path, 100)
-_far = outcome(off.read, _path, 1000, 1)
+_past_end = outcome(off.read, _path, h.past_at, h.past_limit)
+_defaults = outcome(off.read, _path, h.default_at)
+_far = outcome(off.read, _path, h.far_at, 1)
 _root_dot = outcome(off.read, os.path.join(_root, "."))
 _root_sep = outcome(off._contained, _root + os.sep)
-_relative = outcome(off.read, os.path.relpath(_path), 5, 1)
-_fresh = os.path.join(_base, "fresh", "nested", "root")
+_relative = outcome(off.read, os.path.relpath(_path), h.rel_at, 1)
+_fresh = os.path.join(_base, "fresh", *[f"nested{_i}" for _i in range(h.depth)], "root")
 _off2 = Offloader(_fresh)
 _fresh_made = os.path.isdir(_fresh)
-_missing = outcome(off.read, os.path.join(_root, "missing.txt"))
-with open(os.path.join(_root, "real.txt"), "w") as _f:
-    _f.write("inside\n")
-os.symlink(os.path.join(_root, "real.txt"), os.path.join(_root, "alias.txt"))
+_missing = outcome(off.read, os.path.join(_root, h.missing))
+with open(os.path.join(_root, h.real), "w") as _f:
+    _f.write("".join(f"inside {_i}\n" for _i in range(h.alias_lines)))
+os.symlink(os.path.join(_root, h.real), os.path.join(_root, h.alias))
 _real2 = os.path.join(_base, "real-root-2")
 os.makedirs(os.path.join(_real2, "deep"))
 os.symlink(os.path.join(_real2, "deep"), os.path.join(_base, "via-link"))
 _via = Offloader(os.path.join(_base, "via-link"))
-_via.wrap("dump", "\n".join(f"line {i}" for i in range(300)))
+_via.wrap("dump", "\n".join(f"line {i}" for i in range(h.via_lines)))
 _vpath = os.path.join(_base, "via-link", os.listdir(os.path.join(_real2, "deep"))[0])
-rec = record(linked=outcome(_via.read, _vpath, 3, 1),
+rec = record(linked=outcome(_via.read, _vpath, h.via_at, 1),
              linked_inside=outcome(_via._contained, _vpath),
              files=_files, shown=_out, inside=_inside, past_end=_past_end,
              defaults=_defaults, relative=_relative, fresh_made=_fresh_made, missing=_missing,
              far=_far, root_dot=_root_dot, root_sep=_root_sep,
-             alias=outcome(off.read, os.path.join(_root, "alias.txt")),
-             dotdot=outcome(off._contained, os.path.join(_root, "sub", "..", "f.txt")))
+             alias=outcome(off.read, os.path.join(_root, h.alias)),
+             dotdot=outcome(off._contained, os.path.join(_root, h.sub, "..", h.dot_file)))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(past_at=range(391, 400), past_limit=range(10, 100), default_at=range(1, 200),
+                  far_at=range(401, 100_000), rel_at=range(0, 400), depth=range(1, 6),
+                  missing=("missing.txt", "gone.log", "nope", "old-0001.txt"),
+                  real=("real.txt", "inside.md", "a.txt"), alias=("alias.txt", "link.txt", "b.lnk"),
+                  alias_lines=range(1, 50), via_lines=range(260, 600), via_at=range(0, 260),
+                  sub=("sub", "x", "tmp", "a b"), dot_file=("f.txt", "g.md", "new"))
+
+
 def served(got, what):
     """The value of a recorded call that must return a string, never raise."""
     if got["raised"] is not None:
@@ -777,34 +847,48 @@ assert rec["shown"] == "[lines 0-2 of 400]\nrow 0\nrow 1", (
 inside = rec["inside"]
 assert inside["raised"] is None and inside["value"] is True, (
     "_contained refused a file that wrap itself wrote")
-got = served(rec["past_end"], "read(path, 398, 10)")
-assert got == "[lines 398-400 of 400]\nrow 398\nrow 399", (
-    f"a window running past the end must stop at the last line: {got!r}")
-got = served(rec["defaults"], "read(path, 100)")
-assert got.startswith("[lines 100-300 of 400]\nrow 100\n") and got.endswith("\nrow 299"), (
-    f"read(path, 100) uses the default limit=200: got {got[:60]!r}...{got[-20:]!r}")
-got = served(rec["far"], "read(path, 1000, 1)")
-assert got == "[lines 1000-1000 of 400]\n", (
-    f"an offset past the end gives an empty window [lines 1000-1000 of 400]: got {got!r}")
+a, n = h.past_at, h.past_limit
+got = served(rec["past_end"], f"read(path, {a}, {n})")
+want = f"[lines {a}-400 of 400]\n" + "\n".join(f"row {i}" for i in range(a, 400))
+assert got == want, (
+    f"read(path, {a}, {n}): a window running past the end must stop at the last line, "
+    f"{want!r}; got {got!r}")
+d = h.default_at
+got = served(rec["defaults"], f"read(path, {d})")
+assert got.startswith(f"[lines {d}-{d + 200} of 400]\nrow {d}\n") and got.endswith(
+        f"\nrow {d + 199}"), (
+    f"read(path, {d}) uses the default limit=200: got {got[:60]!r}...{got[-20:]!r}")
+f = h.far_at
+got = served(rec["far"], f"read(path, {f}, 1)")
+assert got == f"[lines {f}-{f} of 400]\n", (
+    f"an offset past the end gives an empty window [lines {f}-{f} of 400]: got {got!r}")
 got = served(rec["root_dot"], "read(root/.)")
 assert got.startswith("Error:"), f"root/. is a folder, not a file: got {got!r}"
 root_sep = rec["root_sep"]
 assert root_sep["raised"] is None and root_sep["value"] is True, (
     f"root itself (written with a trailing separator) is inside root: got {root_sep!r}")
-assert served(rec["relative"], "read(relative path, 5, 1)") == "[lines 5-6 of 400]\nrow 5", (
-    "a relative path to the same file must be served too")
+r = h.rel_at
+got = served(rec["relative"], f"read(relative path, {r}, 1)")
+assert got == f"[lines {r}-{r + 1} of 400]\nrow {r}", (
+    f"a relative path to the same file must be served too: read(relative path, {r}, 1) gave "
+    f"{got!r}")
 assert rec["fresh_made"] is True, (
     "Offloader(root) must create root (and its parents) when it is missing")
-assert served(rec["missing"], "read(root/missing.txt)").startswith("Error:"), (
-    "a missing file inside root must give 'Error: ...', not raise")
-assert served(rec["alias"], "read(root/alias.txt)").startswith("[lines 0-1 of 1]"), (
-    "a link inside root that points to a file inside root must still be readable")
+assert served(rec["missing"], f"read(root/{h.missing})").startswith("Error:"), (
+    f"a missing file inside root (root/{h.missing}) must give 'Error: ...', not raise")
+k = h.alias_lines
+got = served(rec["alias"], f"read(root/{h.alias})")
+assert got.startswith(f"[lines 0-{k} of {k}]\ninside 0"), (
+    f"a link inside root (root/{h.alias} -> root/{h.real}, {k} lines) that points to a file "
+    f"inside root must still be readable with the defaults; got {got[:40]!r}")
 dotdot = rec["dotdot"]
 assert dotdot["raised"] is None and dotdot["value"] is True, (
-    "root/sub/../f.txt resolves to root/f.txt, which IS inside root")
-assert served(rec["linked"], "read under a linked root") == "[lines 3-4 of 300]\nline 3", (
-    "root behind a symbolic link: a file wrap wrote there must be served; resolve links in "
-    "root as well as in path")
+    f"root/{h.sub}/../{h.dot_file} resolves to root/{h.dot_file}, which IS inside root")
+v, total = h.via_at, h.via_lines
+assert served(rec["linked"], "read under a linked root") == (
+        f"[lines {v}-{v + 1} of {total}]\nline {v}"), (
+    f"root behind a symbolic link: a file wrap wrote there must be served (read(path, {v}, 1) "
+    f"of its {total} lines); resolve links in root as well as in path")
 assert rec["linked_inside"]["value"] is True, (
     "_contained is False for a file inside a root that sits behind a symbolic link")
 ### END HIDDEN TESTS
@@ -840,16 +924,32 @@ for _args, _head in (((_path, 0, 2), "[lines 0-2 of 400]\nrow 0\nrow 1"),
         f"offset/limit check: offset 0 and limit 1..500 are allowed; read(path, "
         f"{_args[1]}, {_args[2]}) must start {_head!r}, got {_got[:60]!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-_kws = [{"limit": 0}, {"limit": -1}, {"limit": 501}, {"limit": 10**6},
-        {"offset": "5"}, {"limit": "10"}, {"offset": 1.5}, {"offset": True},
-        {"offset": None}, {"limit": None}, {"limit": 100.0}, {"offset": -400}]
+h = hidden_inputs(neg_limit=range(-1000, 0), huge_limit=range(502, 10**7),
+                  neg_offset=range(-10**6, -1), str_offset=("5", "0", "12", " 3", "400"),
+                  str_limit=("10", "200", "1", "500"), float_offset=(1.5, 0.0, 3.0, 7.25, 399.0),
+                  float_limit=(100.0, 1.0, 500.0, 20.0, 2.5), one_at=range(0, 400),
+                  wide_at=range(0, 400), end_limit=range(1, 501))
+_kws = [{"limit": 0}, {"limit": h.neg_limit}, {"limit": 501}, {"limit": h.huge_limit},
+        {"offset": h.str_offset}, {"limit": h.str_limit}, {"offset": h.float_offset},
+        {"offset": True}, {"offset": None}, {"limit": None}, {"limit": h.float_limit},
+        {"offset": h.neg_offset}]
 rec = record(shown=_out, kws=[repr(_kw) for _kw in _kws],
              bad=[outcome(off.read, _path, **_kw) for _kw in _kws],
-             limit500=outcome(off.read, _path, 0, 500), limit1=outcome(off.read, _path, 0, 1),
-             at_end=outcome(off.read, _path, 400, 5))
+             limit500=outcome(off.read, _path, h.wide_at, 500),
+             limit1=outcome(off.read, _path, h.one_at, 1),
+             at_end=outcome(off.read, _path, 400, h.end_limit))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(neg_limit=range(-1000, 0), huge_limit=range(502, 10**7),
+                  neg_offset=range(-10**6, -1), str_offset=("5", "0", "12", " 3", "400"),
+                  str_limit=("10", "200", "1", "500"), float_offset=(1.5, 0.0, 3.0, 7.25, 399.0),
+                  float_limit=(100.0, 1.0, 500.0, 20.0, 2.5), one_at=range(0, 400),
+                  wide_at=range(0, 400), end_limit=range(1, 501))
+
+
 def served(got, what):
     """The value of a recorded call that must return a string, never raise."""
     if got["raised"] is not None:
@@ -861,18 +961,28 @@ def served(got, what):
 assert isinstance(rec["shown"], str) and rec["shown"].startswith("Error:"), (
     f"offset=-5 was served (a negative slice reads from the END): got "
     f"{str(rec['shown'])[:40]!r}")
+kws = [{"limit": 0}, {"limit": h.neg_limit}, {"limit": 501}, {"limit": h.huge_limit},
+       {"offset": h.str_offset}, {"limit": h.str_limit}, {"offset": h.float_offset},
+       {"offset": True}, {"offset": None}, {"limit": None}, {"limit": h.float_limit},
+       {"offset": h.neg_offset}]
+assert rec["kws"] == [repr(kw) for kw in kws], f"the bad arguments checked were not {kws}"
 for kw, got in zip(rec["kws"], rec["bad"], strict=True):
     value = served(got, f"read(path, **{kw})")
     assert isinstance(value, str) and value.startswith("Error:"), (
         f"read(path, **{kw}) was served; offset must be an int >= 0, limit an int 1..500")
-value = served(rec["limit500"], "read(path, 0, 500)")
-assert isinstance(value, str) and value.startswith("[lines 0-400 of 400]"), (
-    "limit=500 is allowed")
-assert served(rec["limit1"], "read(path, 0, 1)") == "[lines 0-1 of 400]\nrow 0", (
-    "limit=1 is allowed")
-value = served(rec["at_end"], "read(path, 400, 5)")
+w = h.wide_at
+value = served(rec["limit500"], f"read(path, {w}, 500)")
+assert isinstance(value, str) and value.startswith(f"[lines {w}-400 of 400]\nrow {w}"), (
+    f"limit=500 is allowed: read(path, {w}, 500) must start [lines {w}-400 of 400], got "
+    f"{str(value)[:40]!r}")
+o = h.one_at
+value = served(rec["limit1"], f"read(path, {o}, 1)")
+assert value == f"[lines {o}-{o + 1} of 400]\nrow {o}", (
+    f"limit=1 is allowed: read(path, {o}, 1) gave {value!r}")
+value = served(rec["at_end"], f"read(path, 400, {h.end_limit})")
 assert value == "[lines 400-400 of 400]\n", (
-    f"an offset at the end gives an empty window, not an error: {value!r}")
+    f"an offset at the end gives an empty window, not an error: read(path, 400, {h.end_limit}) "
+    f"gave {value!r}")
 ### END HIDDEN TESTS
 
 # %% id="small_results_unchanged" kind="tests" points=2
@@ -917,51 +1027,78 @@ assert _wide.saved_chars == 50, (
     f"saved_chars adds len(text), the characters: 50 'é' are 50 characters (100 bytes in "
     f"UTF-8); got {_wide.saved_chars}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(edge_char=("x", "#", "q", "-", "é"),
+                  edge_width=(1, 3, 4, 7, 9, 15, 24, 49, 99), dict_id=range(1, 10_000),
+                  dict_tag=("a", "vip", "eu-west", "beta"), dict_at=range(0, 10_000),
+                  list_n=range(-500, 500), list_word=("two", "none", "null", "ok"),
+                  big_char=("y", "z", "0", "."), big_len=range(2001, 2049), low=range(20, 1900),
+                  wide_word=("日本語", "données", "ÆØÅ", "naïve", "中文字", "Ελληνικά"),
+                  wide_reps=range(5, 40))
 _fresh = os.path.join(_base, "fresh")
 _off = Offloader(_fresh)
 _shown = _off.wrap("get_account", "plan: pro\nseats: 12")
-_edge = _off.wrap("t", "x\n" * 1000)
-_small_dict = _off.wrap("t", {"id": 9, "tags": ["a"], "at": datetime.datetime(2025, 3, 4, 5, 6)})
-_small_list = _off.wrap("t", [1, "two", None])
+_edge = _off.wrap("t", (h.edge_char * h.edge_width + "\n") * (2000 // (h.edge_width + 1)))
+_at = datetime.datetime(2025, 1, 1) + datetime.timedelta(hours=h.dict_at, minutes=h.dict_at % 60)
+_small_dict = _off.wrap("t", {"id": h.dict_id, "tags": [h.dict_tag], "at": _at})
+_small_list = _off.wrap("t", [h.list_n, h.list_word, None])
 _files_small, _saved_small = os.listdir(_fresh), _off.saved_chars
-_big = _off.wrap("t", "y" * 2001)
+_big = _off.wrap("t", h.big_char * h.big_len)
 _saved_big = _off.saved_chars
-_low = Offloader(os.path.join(_base, "low"), threshold=50)
+_low = Offloader(os.path.join(_base, "low"), threshold=h.low)
 _wide2 = Offloader(os.path.join(_base, "wide2"), threshold=5)
-_wide2.wrap("t", "日本語" * 20)
+_wide2.wrap("t", h.wide_word * h.wide_reps)
 rec_wide = _wide2.saved_chars
 rec = record(wide=rec_wide, shown=_shown, edge=_edge, small_dict=_small_dict, small_list=_small_list,
              files_small=_files_small, saved_small=_saved_small, big=_big, saved_big=_saved_big,
-             low51=_low.wrap("t", "z" * 51), low50=_low.wrap("t", "z" * 50),
+             low51=_low.wrap("t", "z" * (h.low + 1)), low50=_low.wrap("t", "z" * h.low),
              low_saved=_low.saved_chars)
 ### JUDGE
+import datetime
 import json
+
+from course.observe import hidden_inputs
+
+h = hidden_inputs(edge_char=("x", "#", "q", "-", "é"),
+                  edge_width=(1, 3, 4, 7, 9, 15, 24, 49, 99), dict_id=range(1, 10_000),
+                  dict_tag=("a", "vip", "eu-west", "beta"), dict_at=range(0, 10_000),
+                  list_n=range(-500, 500), list_word=("two", "none", "null", "ok"),
+                  big_char=("y", "z", "0", "."), big_len=range(2001, 2049), low=range(20, 1900),
+                  wide_word=("日本語", "données", "ÆØÅ", "naïve", "中文字", "Ελληνικά"),
+                  wide_reps=range(5, 40))
 
 assert rec["shown"] == "plan: pro\nseats: 12", (
     "a 20-char result was changed: results of <= threshold chars pass through unchanged")
-assert rec["edge"] == "x\n" * 1000, (
-    "a result of exactly threshold=2000 chars must pass unchanged (<=, not <)")
-want = json.dumps({"id": 9, "tags": ["a"], "at": "2025-03-04 05:06:00"}, indent=2)
+edge = (h.edge_char * h.edge_width + "\n") * (2000 // (h.edge_width + 1))
+assert rec["edge"] == edge, (
+    f"a result of exactly threshold=2000 chars ({2000 // (h.edge_width + 1)} lines of "
+    f"{h.edge_width} {h.edge_char!r} and a newline) must pass unchanged (<=, not <)")
+at = datetime.datetime(2025, 1, 1) + datetime.timedelta(hours=h.dict_at, minutes=h.dict_at % 60)
+want = json.dumps({"id": h.dict_id, "tags": [h.dict_tag], "at": str(at)}, indent=2)
 assert rec["small_dict"] == want, (
     f"a small dict must come back as json.dumps(payload, indent=2, default=str) = {want!r}, "
     f"got {rec['small_dict']!r}")
-want = json.dumps([1, "two", None], indent=2)
+want = json.dumps([h.list_n, h.list_word, None], indent=2)
 assert rec["small_list"] == want, (
     f"a small list must come back as json.dumps(payload, indent=2) = {want!r}, "
     f"got {rec['small_list']!r}")
 assert rec["files_small"] == [] and rec["saved_small"] == 0, (
     f"small results wrote files {rec['files_small']} / saved_chars={rec['saved_small']}; "
     "nothing is offloaded at or below the threshold")
-assert rec["big"] != "y" * 2001 and rec["saved_big"] == 2001, (
-    f"2001 chars must be offloaded and counted in saved_chars (got {rec['saved_big']})")
-assert rec["low51"] != "z" * 51 and rec["low50"] == "z" * 50 and rec["low_saved"] == 51, (
-    f"use the threshold argument, not a hard-coded 2000 (threshold=50: 51 chars offloaded, "
-    f"50 kept; saved_chars={rec['low_saved']!r})")
-assert rec["wide"] == 60, (
-    f"saved_chars adds len(text), the characters: 60 characters of Japanese are 180 bytes "
-    f"in UTF-8; got {rec['wide']}")
+big = h.big_len
+assert rec["big"] != h.big_char * big and rec["saved_big"] == big, (
+    f"{big} chars (over the default threshold of 2000) must be offloaded and counted in "
+    f"saved_chars (got {rec['saved_big']})")
+low = h.low
+assert rec["low51"] != "z" * (low + 1) and rec["low50"] == "z" * low and (
+        rec["low_saved"] == low + 1), (
+    f"use the threshold argument, not a hard-coded 2000 (threshold={low}: {low + 1} chars "
+    f"offloaded, {low} kept; saved_chars={rec['low_saved']!r})")
+wide = h.wide_word * h.wide_reps
+assert rec["wide"] == len(wide), (
+    f"saved_chars adds len(text), the characters: {h.wide_word!r} * {h.wide_reps} is "
+    f"{len(wide)} characters, {len(wide.encode())} bytes in UTF-8; got {rec['wide']}")
 ### END HIDDEN TESTS
 
 # %% id="pointer_not_thin" kind="tests" points=2
@@ -1022,12 +1159,16 @@ assert re.search(r"\b30\b", _eplain) and not re.search(r"\b31\b", _eplain), (
     "line count: a text of 30 lines that ends with a newline has len(text.splitlines()) = "
     f"30 lines, not 31; the pointer said {_eplain[:120]!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(n3=range(130, 400), step3=(3, 7, 11, 13), mod3=(5, 9, 17),
+                  tool3=("inv\\../up", "mcp/fs\\read", "..\\../x", "a\\b/c", "srv/..\\..\\k"),
+                  ended_n=range(20, 100), ended_word=("beta", "gamma", "delta", "omega"),
+                  big_rows=range(40, 150), big_note=range(10, 60))
 _base3 = tempfile.mkdtemp(prefix="lab08-t-")
 _off3 = Offloader(os.path.join(_base3, "art"))
-_rows3 = [f"sku-{i * 7:05d};qty={i % 9}" for i in range(137)]
-_ptr3 = _off3.wrap("inv\\../up", "\n".join(_rows3))
+_rows3 = [f"sku-{i * h.step3:05d};qty={i % h.mod3}" for i in range(h.n3)]
+_ptr3 = _off3.wrap(h.tool3, "\n".join(_rows3))
 _listed3 = os.listdir(os.path.join(_base3, "art"))
 _above3 = sorted(os.listdir(_base3))
 _saved3 = None
@@ -1040,8 +1181,8 @@ _saved = None
 if _path is not None:
     with open(_path, encoding="utf-8") as _f:
         _saved = _f.read()
-_big = {"rows": [{"id": i, "note": "n" * 30} for i in range(80)]}
-_ended2 = "\n".join(["beta" * 30] * 44) + "\n"
+_big = {"rows": [{"id": i, "note": "n" * h.big_note} for i in range(h.big_rows)]}
+_ended2 = "\n".join([h.ended_word * 30] * h.ended_n) + "\n"
 _eroot2 = os.path.join(_base, "ended2")
 _eptr2 = Offloader(_eroot2).wrap("ends_newline", _ended2)
 _epath2 = os.path.join(_eroot2, os.listdir(_eroot2)[0])
@@ -1050,6 +1191,13 @@ rec = record(ended=_eptr2.replace(_epath2, ""), ptr=_ptr, files=_listed, path=_p
              saved3=_saved3, root3=os.path.join(_base3, "art"))
 ### JUDGE
 import json
+
+from course.observe import hidden_inputs
+
+h = hidden_inputs(n3=range(130, 400), step3=(3, 7, 11, 13), mod3=(5, 9, 17),
+                  tool3=("inv\\../up", "mcp/fs\\read", "..\\../x", "a\\b/c", "srv/..\\..\\k"),
+                  ended_n=range(20, 100), ended_word=("beta", "gamma", "delta", "omega"),
+                  big_rows=range(40, 150), big_note=range(10, 60))
 
 rows = [f"{i:04d} | order {i} | shipped" for i in range(1, 301)]
 text = "\n".join(rows)
@@ -1071,32 +1219,35 @@ for r in rows[:8] + rows[-4:]:
 for r in (rows[8], rows[150], rows[-5]):
     assert r not in ptr, f"{r!r} is a middle line: the pointer holds 8 + 4 lines only"
 assert rec["saved"] == text, "the artifact file must hold the payload exactly"
-big = {"rows": [{"id": i, "note": "n" * 30} for i in range(80)]}
+big = {"rows": [{"id": i, "note": "n" * h.big_note} for i in range(h.big_rows)]}
 lines2 = json.dumps(big, indent=2).splitlines()
 ptr2 = rec["ptr2"]
 assert isinstance(ptr2, str) and lines2[1] in ptr2 and lines2[-1] in ptr2, (
     "a big dict must be offloaded as its json.dumps(indent=2) text, head and tail shown")
-rows3 = [f"sku-{i * 7:05d};qty={i % 9}" for i in range(137)]
+n3 = h.n3
+rows3 = [f"sku-{i * h.step3:05d};qty={i % h.mod3}" for i in range(n3)]
 text3 = "\n".join(rows3)
 assert rec["above3"] == ["art"] and len(rec["listed3"]) == 1, (
-    f"tool_name 'inv\\../up': '/' and '\\' become '_', so the one file lands directly inside "
+    f"tool_name {h.tool3!r}: '/' and '\\' become '_', so the one file lands directly inside "
     f"root; got {rec['listed3']} in root and {rec['above3']} beside it")
 name3 = rec["listed3"][0]
-assert name3.startswith("inv_.._up-") and len(name3) == len("inv_.._up-") + 12, (
-    f"file name must be inv_.._up-<8 chars>.txt, got {name3!r}")
+safe3 = h.tool3.replace("/", "_").replace("\\", "_") + "-"
+assert name3.startswith(safe3) and name3.endswith(".txt") and len(name3) == len(safe3) + 12, (
+    f"file name must be {safe3}<8 chars>.txt, got {name3!r}")
 assert rec["saved3"] == text3, "the artifact file must hold the payload exactly"
 ptr3 = rec["ptr3"]
 path3 = rec["root3"] + "/" + name3
-assert isinstance(ptr3, str) and ptr3.count(path3) >= 2 and "137" in ptr3 and (
+assert isinstance(ptr3, str) and ptr3.count(path3) >= 2 and str(n3) in ptr3 and (
         str(len(text3)) in ptr3 or f"{len(text3):,}" in ptr3), (
-    f"the pointer must give 137 lines, {len(text3)} chars and the path twice: {ptr3!r}")
+    f"the pointer must give {n3} lines, {len(text3)} chars and the path twice: {ptr3!r}")
 assert [ptr3.count(r) for r in rows3[:8] + rows3[-4:]] == [1] * 12, (
-    "head and tail lines of a 137-line payload must each appear once")
-assert all(r not in ptr3 for r in rows3[8:-4]), "a middle line of 137 appears in the pointer"
+    f"head and tail lines of a {n3}-line payload must each appear once")
+assert all(r not in ptr3 for r in rows3[8:-4]), f"a middle line of {n3} appears in the pointer"
 import re as _re
 
-assert _re.search(r"\b44\b", rec["ended"]) and not _re.search(r"\b45\b", rec["ended"]), (
-    "line count: a text of 44 lines that ends with a newline is len(text.splitlines()) = 44 "
+e = h.ended_n
+assert _re.search(rf"\b{e}\b", rec["ended"]) and not _re.search(rf"\b{e + 1}\b", rec["ended"]), (
+    f"line count: a text of {e} lines that ends with a newline is len(text.splitlines()) = {e} "
     "lines; the pointer gives another count")
 ### END HIDDEN TESTS
 
@@ -1120,21 +1271,28 @@ for _n in (12, 13):
         f"tail rule: with {_n} lines each line must appear {_want} times (8-line head, a "
         f"4-line tail only when there are more than 12), got {_counts}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(many=range(14, 80), fill=("-", "=", "~", "*", "#", "."),
+                  width=range(200, 300))
 _ptrs = {}
-for _n in (12, 13, 20):
-    _rows_n = [f"L{_n}-{i:02d} " + "-" * 250 for i in range(1, _n + 1)]
+for _n in (12, 13, h.many):
+    _rows_n = [f"L{_n}-{i:02d} " + h.fill * h.width for i in range(1, _n + 1)]
     _ptrs[_n] = Offloader(os.path.join(_base, f"n{_n}")).wrap("read_log", "\n".join(_rows_n))
 rec = record(shown=_ptr, ptrs=_ptrs)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(many=range(14, 80), fill=("-", "=", "~", "*", "#", "."),
+                  width=range(200, 300))
+
 rows = [f"line {i:02d} " + "=" * 300 for i in range(1, 11)]
 ptr = rec["shown"]
 assert isinstance(ptr, str), f"wrap must return a str, got {ptr!r}"[:200]
 twice = [r[:7] for r in rows if ptr.count(r) > 1]
 assert not twice, f"10-line result: {twice} appear twice; no tail unless there are > 12"
-for n in (12, 13, 20):
-    rows = [f"L{n}-{i:02d} " + "-" * 250 for i in range(1, n + 1)]
+for n in (12, 13, h.many):
+    rows = [f"L{n}-{i:02d} " + h.fill * h.width for i in range(1, n + 1)]
     ptr = rec["ptrs"][str(n)]
     assert isinstance(ptr, str), f"wrap must return a str, got {ptr!r}"[:200]
     counts = [ptr.count(r) for r in rows]
