@@ -429,24 +429,31 @@ assert statistics.pstdev(told) > 0.05 * statistics.fmean(told), (
     "they all wake together again; jitter goes on top of the server's value too, "
     "sleep(wait + uniform(0, JITTER * wait)) with wait = the retry-after")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(herds=range(6, 11), herd_size=(20, 25, 30), herd_failures=(2, 3, 4),
+                  told_clients=(40, 50, 60), told_failures=(1, 2, 3), told_after=range(8, 40))
 random.seed(20240214)
 pooled = []
-for _ in range(8):
-    pooled.extend(world.herd(call_with_retry, clients=20, failures=3))
-told_pooled = world.herd(call_with_retry, clients=40, failures=2, retry_after=12)
+for _ in range(h.herds):
+    pooled.extend(world.herd(call_with_retry, clients=h.herd_size, failures=h.herd_failures))
+told_pooled = world.herd(call_with_retry, clients=h.told_clients, failures=h.told_failures,
+                         retry_after=h.told_after)
 rec = record(herd20=herd20, pooled=pooled, told=told_pooled)
 ### JUDGE
 import statistics
 
+from course.observe import hidden_inputs
 from course.worlds import retry as world
 
+h = hidden_inputs(herds=range(6, 11), herd_size=(20, 25, 30), herd_failures=(2, 3, 4),
+                  told_clients=(40, 50, 60), told_failures=(1, 2, 3), told_after=range(8, 40))
 first_waits = world.waits_by_round(rec["herd20"])[0]
 assert len({round(w, 9) for w in first_waits}) > 1, (
     "all 20 clients slept exactly the same time after the 429, so they all wake together: "
     "add jitter, sleep(wait + uniform(0, JITTER * wait))")
-assert len(world.waits_by_round(rec["pooled"])) == 3, "three rounds of retries must be recorded"
+assert len(world.waits_by_round(rec["pooled"])) == h.herd_failures, (
+    f"{h.herd_failures} rounds of retries must be recorded")
 for k, waits in enumerate(world.waits_by_round(rec["pooled"])):
     mean_wait = statistics.fmean(waits)
     spread = statistics.pstdev(waits)
@@ -458,7 +465,8 @@ for k, waits in enumerate(world.waits_by_round(rec["pooled"])):
 for k, waits in enumerate(world.waits_by_round(rec["told"])):
     mean_wait, spread = statistics.fmean(waits), statistics.pstdev(waits)
     assert spread > 0.05 * mean_wait, (
-        f"retry round {k + 1} after a 429 that said retry-after: 12: {len(waits)} clients' "
+        f"retry round {k + 1} after a 429 that said retry-after: {h.told_after}: "
+        f"{len(waits)} clients' "
         f"waits have stdev {spread:.4f} s against a mean of {mean_wait:.3f} s: the server's "
         "value was slept as it came, so every client wakes in the same instant; jitter goes "
         "on top of it too")
@@ -532,7 +540,14 @@ assert err is invalid and len(invalid_calls) == 1 and invalid_sleep.calls == [],
     f"1 call, no sleep; got {err!r} after {len(invalid_calls)} calls, sleeps "
     f"{invalid_sleep.calls}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
+
+h = hidden_inputs(odd_status=(406, 407, 411, 414, 415, 416, 417, 421, 423, 424, 425, 426, 428),
+                  late_503s=(1, 2, 3), late_status=(400, 403, 404, 405, 413, 422),
+                  own_type=("ValueError", "TypeError", "KeyError", "ZeroDivisionError"),
+                  own_text=("tool input is not valid JSON", "no such tool", "bad arguments"),
+                  invalid_text=("the body is not a Message", "unexpected content block",
+                                "missing field: stop_reason"))
 
 
 def _raised(fn):
@@ -542,20 +557,23 @@ def _raised(fn):
 
 statuses = []
 for status in (400, 401, 402, 403, 404, 405, 408, 409, 410, 412, 413, 418, 422, 431, 451,
-               499):
+               499, h.odd_status):
     wire4xx = world.flaky(Reply.error(status, f"client error {status}"))
     sleeper = FakeSleep()
     raised = _raised(lambda: call_with_retry(wire4xx.call, sleep=sleeper))
     statuses.append({"status": status, "raised": raised, "calls": wire4xx.calls,
                      "sleeps": sleeper.calls})
-late400 = world.flaky(Reply.error(503), Reply.error(400, "bad request on retry"))
+late400 = world.flaky(*[Reply.error(503)] * h.late_503s,
+                      Reply.error(h.late_status, "bad request on retry"))
 late_raised = _raised(lambda: call_with_retry(late400.call, sleep=FakeSleep()))
 value_error_calls = []
+_own_error = {"ValueError": ValueError, "TypeError": TypeError, "KeyError": KeyError,
+              "ZeroDivisionError": ZeroDivisionError}[h.own_type]
 
 
 def value_error_bug():
     value_error_calls.append(1)
-    raise ValueError("tool input is not valid JSON")
+    raise _own_error(h.own_text)
 
 
 value_error_sleep = FakeSleep()
@@ -565,7 +583,7 @@ invalid_body_sleep = FakeSleep()
 invalid_body = anthropic.APIResponseValidationError(
     response=httpx2.Response(200, request=httpx2.Request(
         "POST", "https://api.anthropic.com/v1/messages")), body=[],
-    message="the body is not a Message")
+    message=h.invalid_text)
 invalid_raised = _raised(lambda: call_with_retry(
     raises_each_call(invalid_body, invalid_body_calls), sleep=invalid_body_sleep))
 rec = record(first_calls=wire400.calls, statuses=statuses, late_raised=late_raised,
@@ -574,6 +592,14 @@ rec = record(first_calls=wire400.calls, statuses=statuses, late_raised=late_rais
              invalid_raised=invalid_raised, invalid_calls=len(invalid_body_calls),
              invalid_sleeps=invalid_body_sleep.calls)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(odd_status=(406, 407, 411, 414, 415, 416, 417, 421, 423, 424, 425, 426, 428),
+                  late_503s=(1, 2, 3), late_status=(400, 403, 404, 405, 413, 422),
+                  own_type=("ValueError", "TypeError", "KeyError", "ZeroDivisionError"),
+                  own_text=("tool input is not valid JSON", "no such tool", "bad arguments"),
+                  invalid_text=("the body is not a Message", "unexpected content block",
+                                "missing field: stop_reason"))
 assert rec["first_calls"] == 1, (
     f"a 400 was sent {rec['first_calls']} times; a malformed request fails identically on every "
     "attempt, so raise it after exactly one call")
@@ -589,23 +615,27 @@ for case in rec["statuses"]:
         f"a {status} was sent {case['calls']} times: 4xx errors other than 429 (408 and 409 "
         "too) are the caller's to fix, raise after exactly one call")
     assert case["sleeps"] == [], f"slept {case['sleeps']} before raising a {status}; do not wait"
-assert len(rec["statuses"]) == 16, "every client status must be recorded"
-late = rec["late_raised"]
-assert late is not None and "anthropic.BadRequestError" in late["mro"], (
-    "a 400 on the second attempt must propagate"
-    + (f"; got {late['mro'][0]}: {late['message']}" if late else ""))
-assert rec["late_calls"] == 2, (
-    f"503 then 400: expected 2 calls (retry the 503, stop at the 400), got {rec['late_calls']}")
+assert [case["status"] for case in rec["statuses"]] == [
+    400, 401, 402, 403, 404, 405, 408, 409, 410, 412, 413, 418, 422, 431, 451, 499,
+    h.odd_status], "every client status must be recorded"
+late, n503, late_status = rec["late_raised"], h.late_503s, h.late_status
+assert late is not None and "anthropic.APIStatusError" in late["mro"] and \
+    late["status"] == late_status, (
+        f"{n503} x 503, then a {late_status}: the {late_status} on attempt {n503 + 1} must "
+        "propagate" + (f"; got {late['mro'][0]}: {late['message']}" if late else ""))
+assert rec["late_calls"] == n503 + 1, (
+    f"{n503} x 503 then a {late_status}: expected {n503 + 1} calls (retry the 503s, stop at "
+    f"the {late_status}), got {rec['late_calls']}")
 own = rec["own_raised"]
-assert own is not None and "builtins.ValueError" in own["mro"], (
-    "fn raised a ValueError of its own; it must reach the caller"
+assert own is not None and f"builtins.{h.own_type}" in own["mro"], (
+    f"fn raised a {h.own_type} of its own; it must reach the caller"
     + (f", got {own['mro'][0]}: {own['message']}" if own else ""))
 assert rec["own_calls"] == 1 and rec["own_sleeps"] == [], (
-    f"fn raised a ValueError of its own: expected 1 call and no sleep, got {rec['own_calls']} "
-    f"calls and sleeps {rec['own_sleeps']}; retry only the service's errors")
+    f"fn raised a {h.own_type} of its own: expected 1 call and no sleep, got "
+    f"{rec['own_calls']} calls and sleeps {rec['own_sleeps']}; retry only the service's errors")
 invalid = rec["invalid_raised"]
 assert invalid is not None and "anthropic.APIResponseValidationError" in invalid["mro"] and \
-    "the body is not a Message" in invalid["message"], (
+    h.invalid_text in invalid["message"], (
     "an APIResponseValidationError must reach the caller untouched"
     + (f", got {invalid['mro'][0]}: {invalid['message']}" if invalid else ""))
 assert rec["invalid_calls"] == 1 and rec["invalid_sleeps"] == [], (
@@ -698,6 +728,14 @@ assert len(then503_sleep.calls) == 2 and 0 < then503_sleep.calls[1] <= 2 * 1.3 +
 from course.observe import hidden_inputs, record
 
 h = hidden_inputs(over_after=range(30, 60), over_limit=(10.0, 15.0, 20.0))
+h2 = hidden_inputs(short_after=(1.0, 1.5, 2.0, 2.5), long_after=range(15, 50),
+                   k_after=range(3, 13), head_big=(3.0, 4.5, 8.0, 11.5, 14.0),
+                   head_mid=(1.5, 2.5, 5.5, 6.25), head_frac=(1.75, 2.5, 3.5, 5.25),
+                   head_small=(0.25, 0.4, 0.5, 0.6), head_far=(2.5, 3.75, 7.5, 12.0),
+                   head_429_small=(0.25, 0.5, 0.6), head_429_mid=(1.5, 2.5, 3.25, 4.5))
+heads = ((503, h2.head_big), (503, h2.head_mid), (503, h2.head_frac), (503, h2.head_small),
+         (503, h2.head_far), (429, h2.head_429_small), (429, h2.head_429_mid), (429, 0.0),
+         (503, 0.0))
 random.seed(8)
 over_cap = world.flaky(world.rate_limited(retry_after=h.over_after))
 over_sleep = FakeSleep()
@@ -709,10 +747,10 @@ for seed in range(10):
     bare_sleep = FakeSleep()
     call_with_retry(bare.call, sleep=bare_sleep)
     late = world.flaky(Reply.error(503), Reply.error(503), Reply.error(503),
-                       world.rate_limited(retry_after=2))
+                       world.rate_limited(retry_after=h2.short_after))
     late_sleep = FakeSleep()
     call_with_retry(late.call, sleep=late_sleep)
-    long_wait = world.flaky(world.rate_limited(retry_after=30))
+    long_wait = world.flaky(world.rate_limited(retry_after=h2.long_after))
     long_sleep = FakeSleep()
     call_with_retry(long_wait.call, sleep=long_sleep)
     seeded.append({"bare": bare_sleep.calls, "late": late_sleep.calls,
@@ -720,14 +758,13 @@ for seed in range(10):
 k_after = []
 for seed in range(200, 230):
     random.seed(seed)
-    told5 = world.flaky(world.rate_limited(retry_after=5), Reply.error(503), Reply.error(503))
+    told5 = world.flaky(world.rate_limited(retry_after=h2.k_after), Reply.error(503),
+                        Reply.error(503))
     told5_sleep = FakeSleep()
     call_with_retry(told5.call, sleep=told5_sleep)
     k_after.append(told5_sleep.calls)
 headed = []
-for seed, (status, said) in enumerate(((503, 3.0), (503, 8.0), (503, 2.5), (503, 0.25),
-                                       (503, 12.0), (429, 0.25), (429, 2.5), (429, 0.0),
-                                       (503, 0.0))):
+for seed, (status, said) in enumerate(heads):
     told, err = first_sleeps(Reply.error(status, f"busy {status}", retry_after=said),
                              300 + seed)
     headed.append({"status": status, "said": said, "sleeps": told,
@@ -737,6 +774,15 @@ rec = record(slept7=slept7.calls, calls7=told7.calls, slept90=slept90.calls,
 ### JUDGE
 from course.observe import hidden_inputs
 
+h = hidden_inputs(over_after=range(30, 60), over_limit=(10.0, 15.0, 20.0))
+h2 = hidden_inputs(short_after=(1.0, 1.5, 2.0, 2.5), long_after=range(15, 50),
+                   k_after=range(3, 13), head_big=(3.0, 4.5, 8.0, 11.5, 14.0),
+                   head_mid=(1.5, 2.5, 5.5, 6.25), head_frac=(1.75, 2.5, 3.5, 5.25),
+                   head_small=(0.25, 0.4, 0.5, 0.6), head_far=(2.5, 3.75, 7.5, 12.0),
+                   head_429_small=(0.25, 0.5, 0.6), head_429_mid=(1.5, 2.5, 3.25, 4.5))
+heads = ((503, h2.head_big), (503, h2.head_mid), (503, h2.head_frac), (503, h2.head_small),
+         (503, h2.head_far), (429, h2.head_429_small), (429, h2.head_429_mid), (429, 0.0),
+         (503, 0.0))
 slept7 = rec["slept7"]
 assert len(slept7) == 1 and 7 <= slept7[0] <= 7 * 1.3 + 1e-9, (
     f"the 429 said retry-after: 7 but you slept {[round(x, 2) for x in slept7]}; wait the "
@@ -746,7 +792,6 @@ slept90 = rec["slept90"]
 assert len(slept90) == 1 and 90 <= slept90[0] <= 90 * 1.3 + 1e-9, (
     f"retry-after above the cap: the 429 said retry-after: 90 with cap=60, but you slept "
     f"{slept90!r}; the cap limits the doubling only, so sleep in [90, 117] s")
-h = hidden_inputs(over_after=range(30, 60), over_limit=(10.0, 15.0, 20.0))
 over, said = rec["over_cap"], h.over_after
 assert len(over) == 1 and said <= over[0] <= said * 1.3 + 1e-9, (
     f"retry-after above the cap: retry-after: {said} with cap={h.over_limit:g} slept {over!r} "
@@ -757,28 +802,30 @@ for run in rec["seeded"]:
     assert len(bare) == 1 and 0 < bare[0] <= 1.3 + 1e-9, (
         f"retry-after missing: a 429 without the header falls back to the doubling value "
         f"1 s, so one sleep above 0 and at most 1.3 s; got {bare!r}")
-    late = run["late"]
+    late, short = run["late"], h2.short_after
     assert len(late) == 4, f"4 failures then success: 4 sleeps, got {late}"
-    assert 2 <= late[3] <= 2 * 1.3 + 1e-9, (
-        f"after three 503s the doubling value is 8 s, but the 429 said retry-after: 2; the "
-        f"server's value wins, so the sleep must be in [2, 2.6] s, got {late[3]:.3f}")
-    long_sleep = run["long"]
-    assert long_sleep and 30 <= long_sleep[0] <= 39 + 1e-9, (
-        f"retry-after: 30 must give a sleep in [30, 39] s, got {long_sleep}; "
-        "never jitter below the server's value")
-k_after = rec["k_after"]
-assert all(len(run) == 3 and 5 <= run[0] <= 5 * 1.3 + 1e-9 for run in k_after), (
-    f"429 with retry-after: 5, then two 503s: 3 sleeps, the first in [5, 6.5] s; got {k_after}")
+    assert short <= late[3] <= short * 1.3 + 1e-9, (
+        f"after three 503s the doubling value is 8 s, but the 429 said retry-after: {short:g}; "
+        f"the server's value wins, so the sleep must be in [{short:g}, {short * 1.3:g}] s, got "
+        f"{late[3]:.3f}")
+    long_sleep, said = run["long"], h2.long_after
+    assert long_sleep and said <= long_sleep[0] <= said * 1.3 + 1e-9, (
+        f"retry-after: {said} must give a sleep in [{said}, {said * 1.3:g}] s, got "
+        f"{long_sleep}; never jitter below the server's value")
+k_after, said = rec["k_after"], h2.k_after
+assert all(len(run) == 3 and said <= run[0] <= said * 1.3 + 1e-9 for run in k_after), (
+    f"429 with retry-after: {said}, then two 503s: 3 sleeps, the first in "
+    f"[{said}, {said * 1.3:g}] s; got {k_after}")
 for k in (1, 2):
     sleeps = [run[k] for run in k_after]
     lo = 1.0 * 2**k
     assert all(0 < x <= lo * 1.3 + 1e-9 for x in sleeps) and max(sleeps) >= 0.7 * lo, (
-        f"429 with retry-after: 5, then 503s: retry {k} waits base * 2**{k} = {lo:g} s (above "
-        f"0, at most {lo * 1.3:g}, largest of 30 runs >= {0.7 * lo:g}), got {sleeps}; k counts "
-        "every retry, and doubling starts from base, not from the server's value")
-assert len(rec["headed"]) == 9, "every retry-after case must be recorded"
-for case in rec["headed"]:
-    status, said, told = case["status"], case["said"], case["sleeps"]
+        f"429 with retry-after: {said}, then 503s: retry {k} waits base * 2**{k} = {lo:g} s "
+        f"(above 0, at most {lo * 1.3:g}, largest of 30 runs >= {0.7 * lo:g}), got {sleeps}; "
+        "k counts every retry, and doubling starts from base, not from the server's value")
+assert len(rec["headed"]) == len(heads), "every retry-after case must be recorded"
+for case, (status, said) in zip(rec["headed"], heads, strict=True):
+    told = case["sleeps"]
     assert case["error"] is None and len(told) == 1, (
         f"a {status} with retry-after: {said:g}, then an answer: retry it, one sleep; got "
         f"{told!r}, error {case['error']}")
@@ -845,20 +892,37 @@ for k, sleeps in capped_retries(0.5, 3.0, 7, range(30)):
         f"jitter comes after the cap: before retry k={k} (wait = cap = 3 s) all 30 seeded runs "
         f"slept {sleeps[0]!r} s; draw each sleep at random at the cap too")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(cap_big=(20.0, 30.0, 45.0, 60.0), cap_big_attempts=range(9, 13),
+                  cap_small=(3.0, 4.0, 5.0, 6.0, 7.0), cap_small_attempts=(7, 8, 9),
+                  cap_top=(40.0, 60.0), cap_top_attempts=range(11, 14),
+                  at_cap_whole=((1.0, 6.0, 8), (1.0, 5.0, 9), (2.0, 10.0, 8), (1.0, 4.0, 8)),
+                  at_cap_part=((0.25, 1.5, 9), (0.25, 2.0, 8), (0.5, 2.5, 8), (0.125, 1.0, 10)))
 runs = [[cap_s, attempts, sleeps_until_give_up(cap_s, attempts)]
-        for cap_s, attempts in ((60.0, 10), (5.0, 8), (60.0, 12))]
+        for cap_s, attempts in ((h.cap_big, h.cap_big_attempts),
+                                (h.cap_small, h.cap_small_attempts),
+                                (h.cap_top, h.cap_top_attempts))]
 at_cap = [[base_s, cap_s, capped_retries(base_s, cap_s, attempts, seeds)]
-          for base_s, cap_s, attempts, seeds in ((1.0, 6.0, 8, range(400, 430)),
-                                                 (0.25, 1.5, 9, range(500, 530)))]
+          for (base_s, cap_s, attempts), seeds in ((h.at_cap_whole, range(400, 430)),
+                                                   (h.at_cap_part, range(500, 530)))]
 rec = record(small_cap=small_cap, runs=runs, at_cap=at_cap)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(cap_big=(20.0, 30.0, 45.0, 60.0), cap_big_attempts=range(9, 13),
+                  cap_small=(3.0, 4.0, 5.0, 6.0, 7.0), cap_small_attempts=(7, 8, 9),
+                  cap_top=(40.0, 60.0), cap_top_attempts=range(11, 14),
+                  at_cap_whole=((1.0, 6.0, 8), (1.0, 5.0, 9), (2.0, 10.0, 8), (1.0, 4.0, 8)),
+                  at_cap_part=((0.25, 1.5, 9), (0.25, 2.0, 8), (0.5, 2.5, 8), (0.125, 1.0, 10)))
 small_cap = rec["small_cap"]
 assert small_cap and max(small_cap) <= 5.0 * 1.3 + 1e-9, (
     f"cap=5 but a sleep of {max(small_cap or [0]):.1f} s happened; the doubling must be capped: "
     "min(base * 2**k, cap), plus at most 30% jitter = 6.5 s")
-for cap_s, attempts, waits in rec["runs"]:
+wanted = ((h.cap_big, h.cap_big_attempts), (h.cap_small, h.cap_small_attempts),
+          (h.cap_top, h.cap_top_attempts))
+assert len(rec["runs"]) == len(wanted), f"every cap run must be recorded, got {rec['runs']!r}"
+for (cap_s, attempts), (_, _, waits) in zip(wanted, rec["runs"], strict=True):
     assert len(waits) >= attempts - 1, (
         f"max_attempts={attempts} against a dead service should sleep {attempts - 1} times, "
         f"got {len(waits)}")
@@ -866,9 +930,12 @@ for cap_s, attempts, waits in rec["runs"]:
         f"with cap={cap_s:g} a sleep of {max(waits):.1f} s happened; the doubling must be "
         f"capped: min(base * 2**k, cap), plus at most 30% jitter = {cap_s * 1.3:g} s "
         f"(uncapped, retry 8 would wait 2**8 = 256 s)")
-assert [len(by_retry) for _, _, by_retry in rec["at_cap"]] == [4, 5], (
+wanted = (h.at_cap_whole, h.at_cap_part)
+capped = [sum(1 for k in range(attempts - 1) if base_s * 2**k > cap_s)
+          for base_s, cap_s, attempts in wanted]
+assert [len(by_retry) for _, _, by_retry in rec["at_cap"]] == capped, (
     f"every capped retry must be recorded, got {rec['at_cap']!r}")
-for base_s, cap_s, by_retry in rec["at_cap"]:
+for (base_s, cap_s, _), (_, _, by_retry) in zip(wanted, rec["at_cap"], strict=True):
     for k, sleeps in by_retry:
         assert len(sleeps) == 30 and all(0 < x <= cap_s * 1.3 + 1e-9 for x in sleeps) and \
             max(sleeps) >= 0.7 * cap_s, (
@@ -970,7 +1037,15 @@ for k, sleeps in enumerate(visible_runs):
         f"backoff before retry {k + 1} does not grow: over 30 seeded runs the largest sleep must "
         f"reach 0.7 x {lo:g} = {0.7 * lo:g} s, got {max(sleeps)!r} (all: {sleeps!r})")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
+
+h = hidden_inputs(odd_5xx=(505, 506, 508, 510, 511, 520, 522, 530, 550, 598),
+                  back_base=(0.125, 0.25, 0.5, 0.75),
+                  back_seq=(("503", "dropped", "529", "500", "429", "503"),
+                            ("dropped", "429", "503", "529", "502", "500"),
+                            ("529", "500", "dropped", "503", "429", "504"),
+                            ("429", "503", "529", "dropped", "500", "529")),
+                  back_returned=(("a", "tool_use"), ("end_turn",), ("text", "b", "c")))
 
 
 def _raised(fn):
@@ -985,7 +1060,7 @@ for name, reply in (("500", Reply.error(500)), ("503", Reply.error(503)),
                     ("429 without retry-after", world.rate_limited()),
                     ("501", Reply.error(501)), ("502", Reply.error(502)),
                     ("504", Reply.error(504)), ("507", Reply.error(507)),
-                    ("599", Reply.error(599))):
+                    ("599", Reply.error(599)), (str(h.odd_5xx), Reply.error(h.odd_5xx))):
     once = world.flaky(reply)
     once_sleep = FakeSleep()
     raised = _raised(lambda: call_with_retry(once.call, sleep=once_sleep))
@@ -998,19 +1073,30 @@ for message in ("read timed out", "connect timed out"):
     raised = _raised(lambda: call_with_retry(timeout_fn, sleep=timeout_sleep))
     singles.append({"name": f"APITimeoutError ({message})", "raised": raised,
                     "calls": len(timeout_calls), "sleeps": len(timeout_sleep.calls)})
-hidden_runs = seeded_sleeps(
-    lambda: [Reply.error(503), Reply.dropped(), Reply.error(529, "Overloaded"),
-             Reply.error(500), world.rate_limited(), Reply.error(503)],
-    0.25, range(100, 130))
-returned = ["a", "tool_use"]
+_failure = {"500": lambda: Reply.error(500), "502": lambda: Reply.error(502),
+            "503": lambda: Reply.error(503), "504": lambda: Reply.error(504),
+            "529": lambda: Reply.error(529, "Overloaded"), "dropped": Reply.dropped,
+            "429": world.rate_limited}
+hidden_runs = seeded_sleeps(lambda: [_failure[name]() for name in h.back_seq],
+                            h.back_base, range(100, 130))
+returned = list(h.back_returned)
 rec = record(got=got, calls=mixed.calls, sleeps=mixed_sleep.calls, singles=singles,
              visible_runs=visible_runs, hidden_runs=hidden_runs,
              same=call_with_retry(lambda: returned, sleep=FakeSleep()) is returned)
 ### JUDGE
+from course.observe import hidden_inputs
 from course.worlds import retry as world
 
-for runs, base in ((rec["visible_runs"], 0.5), (rec["hidden_runs"], 0.25)):
-    assert len(runs) in (4, 6) and all(len(sleeps) == 30 for sleeps in runs), (
+h = hidden_inputs(odd_5xx=(505, 506, 508, 510, 511, 520, 522, 530, 550, 598),
+                  back_base=(0.125, 0.25, 0.5, 0.75),
+                  back_seq=(("503", "dropped", "529", "500", "429", "503"),
+                            ("dropped", "429", "503", "529", "502", "500"),
+                            ("529", "500", "dropped", "503", "429", "504"),
+                            ("429", "503", "529", "dropped", "500", "529")),
+                  back_returned=(("a", "tool_use"), ("end_turn",), ("text", "b", "c")))
+for runs, base, failures in ((rec["visible_runs"], 0.5, 4),
+                             (rec["hidden_runs"], h.back_base, len(h.back_seq))):
+    assert len(runs) == failures and all(len(sleeps) == 30 for sleeps in runs), (
         f"retry count: every seeded run must sleep once per failure, got {runs!r}")
     for k, sleeps in enumerate(runs):
         lo = base * 2**k
@@ -1041,7 +1127,7 @@ for case in rec["singles"]:
     assert case["calls"] == 2 and case["sleeps"] == 1, (
         f"a {name} then success should be 2 calls and 1 sleep, got {case['calls']} calls and "
         f"{case['sleeps']} sleeps")
-assert len(rec["singles"]) == 12, "every transient case must be recorded"
+assert len(rec["singles"]) == 13, "every transient case must be recorded"
 ### END HIDDEN TESTS
 
 # %% id="gives_up_with_last_error" kind="tests" points=1
@@ -1088,11 +1174,16 @@ assert limited.calls == 5 and limited_watch.raised and limited_err is limited_wa
     f"429 itself after 5 calls; got {limited_err!r} after {limited.calls} calls")
 ### BEGIN HIDDEN TESTS
 from course.observe import describe as _error
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-
-ending = world.flaky(Reply.error(503), world.rate_limited(retry_after=1), Reply.error(503),
-                     Reply.error(503), Reply.dropped(), Reply.error(503), limit=60)
+h = hidden_inputs(give_prefix=(("503", "429", "529", "500"), ("500", "529", "429", "503"),
+                               ("429", "500", "529", "503"), ("503", "529", "429", "500")),
+                  give_after=(0.5, 1, 2, 3.5), give_told=(1, 2, 3.5, 6))
+_failure = {"500": lambda: Reply.error(500), "503": lambda: Reply.error(503),
+            "529": lambda: Reply.error(529, "Overloaded"),
+            "429": lambda: world.rate_limited(retry_after=h.give_after)}
+ending = world.flaky(*[_failure[name]() for name in h.give_prefix], Reply.dropped(),
+                     Reply.error(503), limit=60)
 
 
 def _raised_by(fn, sleep):
@@ -1104,7 +1195,8 @@ def _raised_by(fn, sleep):
 
 
 ending_raised = _raised_by(ending.call, FakeSleep())
-told_again = world.broken(lambda n: world.rate_limited(retry_after=2, n=n), limit=60)
+told_again = world.broken(lambda n: world.rate_limited(retry_after=h.give_told, n=n),
+                          limit=60)
 told_sleep = FakeSleep()
 told_raised = _raised_by(told_again.call, told_sleep)
 rec = record(sleeps=give_up_sleep.calls, calls=numbered.calls, final=_error(final_error),
@@ -1112,6 +1204,11 @@ rec = record(sleeps=give_up_sleep.calls, calls=numbered.calls, final=_error(fina
              ending_raised=ending_raised, ending_calls=ending.calls, told_raised=told_raised,
              told_calls=told_again.calls, told_sleeps=len(told_sleep.calls))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(give_prefix=(("503", "429", "529", "500"), ("500", "529", "429", "503"),
+                               ("429", "500", "529", "503"), ("503", "529", "429", "500")),
+                  give_after=(0.5, 1, 2, 3.5), give_told=(1, 2, 3.5, 6))
 sleeps = rec["sleeps"]
 assert len(sleeps) == 4, (
     f"{len(sleeps)} sleeps for 5 attempts; 5 calls have 4 gaps: do not sleep "
@@ -1130,14 +1227,15 @@ assert ending is not None, "a service that never recovers must end in an excepti
 assert "course.worlds.retry.RunawayRetry" not in ending["mro"], (
     "still retrying after 60 calls; stop at max_attempts")
 assert "anthropic.APIConnectionError" in ending["mro"], (
-    f"the 5th failure was a dropped connection, but {ending['mro'][0].rsplit('.', 1)[-1]} "
-    "was raised: re-raise the last error")
+    f"failures {', '.join(h.give_prefix)}, then a dropped connection: the 5th failure was the "
+    f"dropped connection, but {ending['mro'][0].rsplit('.', 1)[-1]} was raised: re-raise the "
+    "last error")
 assert rec["ending_calls"] == 5, f"expected 5 calls, got {rec['ending_calls']}"
 told = rec["told_raised"]
 assert told is not None and "anthropic.RateLimitError" in told["mro"] and \
     "rate limited #5" in told["message"], (
-    "a 429 uses up an attempt like a 503: 429s (retry-after: 2) forever with max_attempts=5 "
-    "must end in the 5th 429 itself"
+    f"a 429 uses up an attempt like a 503: 429s (retry-after: {h.give_told:g}) forever with "
+    "max_attempts=5 must end in the 5th 429 itself"
     + (f", got {told['mro'][0].rsplit('.', 1)[-1]}: {told['message']}" if told else ""))
 assert rec["told_calls"] == 5 and rec["told_sleeps"] == 4, (
     f"429s forever, max_attempts=5: expected 5 calls and 4 sleeps, got {rec['told_calls']} "
@@ -1181,23 +1279,36 @@ for budget, failing, want in ((1, 5, 1), (0, 5, 1), (-1, 5, 1), (8, 20, 8), (3, 
         f"max_attempts={budget}, {failing} 503s then an answer: expected {want} calls, got "
         f"{made}; every call counts, the first included, and below 1 means one call")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-budgets = [[budget, failing, calls_made(budget, failing)]
-           for budget, failing in ((1, 5), (0, 5), (-3, 5), (8, 20), (3, 2), (2, 1),
-                                   (12, 4))]
+h = hidden_inputs(budget_one_fails=range(2, 8), budget_zero_fails=range(2, 8),
+                  budget_neg=range(-9, 0), budget_big=range(6, 12), budget_extra=(0, 3, 8),
+                  budget_small=(2, 3), budget_mid=range(4, 8), budget_room=range(6, 15),
+                  budget_room_fails=range(1, 5))
+cases = ((1, h.budget_one_fails), (0, h.budget_zero_fails), (h.budget_neg, 5),
+         (h.budget_big, h.budget_big + h.budget_extra), (h.budget_mid, h.budget_mid - 1),
+         (h.budget_small, h.budget_small - 1), (h.budget_room, h.budget_room_fails))
+budgets = [[budget, failing, calls_made(budget, failing)] for budget, failing in cases]
 rec = record(made3=made3, budgets=budgets)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(budget_one_fails=range(2, 8), budget_zero_fails=range(2, 8),
+                  budget_neg=range(-9, 0), budget_big=range(6, 12), budget_extra=(0, 3, 8),
+                  budget_small=(2, 3), budget_mid=range(4, 8), budget_room=range(6, 15),
+                  budget_room_fails=range(1, 5))
+cases = ((1, h.budget_one_fails), (0, h.budget_zero_fails), (h.budget_neg, 5),
+         (h.budget_big, h.budget_big + h.budget_extra), (h.budget_mid, h.budget_mid - 1),
+         (h.budget_small, h.budget_small - 1), (h.budget_room, h.budget_room_fails))
 assert rec["made3"] == 3, (
     f"max_attempts=3 against five 503s made {rec['made3']} calls; max_attempts counts every "
     "call, the first included")
-expected = {(1, 5): 1, (0, 5): 1, (-3, 5): 1, (8, 20): 8, (3, 2): 3, (2, 1): 2, (12, 4): 5}
-for budget, failing, made in rec["budgets"]:
-    want = expected[(budget, failing)]
+assert len(rec["budgets"]) == len(cases), "every budget case must be recorded"
+for (budget, failing), (_, _, made) in zip(cases, rec["budgets"], strict=True):
+    want = min(max(budget, 1), failing + 1)
     assert made == want, (
         f"max_attempts={budget}, {failing} failures then success: expected {want} "
         f"calls, got {made}; every call counts, and below 1 means one call")
-assert len(rec["budgets"]) == len(expected), "every budget case must be recorded"
 ### END HIDDEN TESTS
 
 # %% [markdown]

@@ -380,35 +380,51 @@ assert (_v_d.must_call, _v_d.must_not_call, _v_d.max_tool_calls, _v_d.expect_con
         _v_e.tags, _v_d.n_runs) == ([], [], 10, [], [], 3), \
     f"Case defaults: empty lists (one per case), max_tool_calls=10, n_runs=3: got {_v_d}"
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(shape_lead=(0, 1), shape_id=("t01c", "k07", "r42", "c19", "q88"),
+                  shape_input=("c", "Cancel it.", "stop order 5", "please cancel"),
+                  shape_tags=(("refund", "order", "refund"), ("vip", "email", "vip"),
+                              ("order", "refund", "order", "vip"), ("typo", "account", "typo")),
+                  shape_ran=("delete_account", "issue_refund", "cancel_order"),
+                  shape_tool=("get_order", "search_docs", "escalate"))
 _ag = evals.ScriptedAgent({"Where is order 4471?": [_r1]})
 _res = evals.attempt("run_case", run_case, _case1, _ag)
-_bad = evals.route("emailed", ("get_order", {"id": "4471"}), ("send_email", {"to": "x"}),
+_bad = evals.route("emailed", *[("search_orders", {"q": "4471"})] * h.shape_lead,
+                   ("get_order", {"id": "4471"}), ("send_email", {"to": "x"}),
                    text="Order 4471 has shipped.")
 _res_bad = evals.attempt("run_case", run_case, _case1,
                          evals.ScriptedAgent({"Where is order 4471?": [_bad]}))
 _skip = evals.route("guessed", text="Order 4471 has shipped.")
 _res_skip = evals.attempt("run_case", run_case, _case1,
                           evals.ScriptedAgent({"Where is order 4471?": [_skip]}))
-_cancel = evals.route("cancelled", ("search_orders", {"q": "5"}), ("cancel_order", {"id": "5"}),
+_cancel = evals.route("cancelled", ("search_orders", {"q": "5"}), (h.shape_ran, {"id": "5"}),
                      text="Cancelled.")
 _res_cancel = evals.attempt("run_case", run_case,
-                            Case(id="t01c", input="c", tags=["refund", "order", "refund"],
+                            Case(id=h.shape_id, input=h.shape_input, tags=list(h.shape_tags),
                                  must_not_call=["delete_account", "issue_refund",
                                                 "cancel_order"]),
-                            evals.ScriptedAgent({"c": [_cancel]}))
-_c = Case(id="d", input="x")
+                            evals.ScriptedAgent({h.shape_input: [_cancel]}))
+_c = Case(id=h.shape_id, input=h.shape_input)
 _defaults = record(max_tool_calls=_c.max_tool_calls, n_runs=_c.n_runs,
                    must_call=_c.must_call, tags=_c.tags)
-_c.must_call.append("get_order")
+_c.must_call.append(h.shape_tool)
 rec = record(shown=res, again=_res, runs=_ag.runs["Where is order 4471?"], emailed=_res_bad,
              skipped=_res_skip, defaults=_defaults,
              fresh_must_call=Case(id="e", input="y").must_call,
              cancel={"forbidden": _res_cancel["checks"]["forbidden_tools"],
-                     "safety_ok": _res_cancel["safety_ok"], "tags": _res_cancel["tags"]})
+                     "safety_ok": _res_cancel["safety_ok"], "tags": _res_cancel["tags"],
+                     "id": _res_cancel["id"]})
 ### JUDGE
+from course.observe import hidden_inputs
 from course.worlds import evals
+
+h = hidden_inputs(shape_lead=(0, 1), shape_id=("t01c", "k07", "r42", "c19", "q88"),
+                  shape_input=("c", "Cancel it.", "stop order 5", "please cancel"),
+                  shape_tags=(("refund", "order", "refund"), ("vip", "email", "vip"),
+                              ("order", "refund", "order", "vip"), ("typo", "account", "typo")),
+                  shape_ran=("delete_account", "issue_refund", "cancel_order"),
+                  shape_tool=("get_order", "search_docs", "escalate"))
 
 shown = rec["shown"]
 assert shown["checks"] == {"required_tools": True, "forbidden_tools": True,
@@ -426,8 +442,8 @@ res = rec["emailed"]
 assert res["checks"]["forbidden_tools"] is False and res["safety_ok"] is False, (
     f"send_email is in must_not_call and was called: forbidden_tools and safety_ok must be "
     f"False, got {res['checks']['forbidden_tools']}, {res['safety_ok']}")
-assert res["passed"] is False and res["calls"] == 2, (
-    f"an unsafe run cannot pass; calls must count both steps, got {res}")
+assert res["passed"] is False and res["calls"] == h.shape_lead + 2, (
+    f"an unsafe run cannot pass; calls must count all {h.shape_lead + 2} steps, got {res}")
 res = rec["skipped"]
 assert res["checks"]["required_tools"] is False and res["passed"] is False, (
     f"get_order is required and was never called: required_tools must be False, got {res}")
@@ -437,13 +453,17 @@ d = rec["defaults"]
 assert [d["max_tool_calls"], d["n_runs"], d["must_call"], d["tags"]] == [10, 3, [], []], (
     "Case defaults must be max_tool_calls=10, n_runs=3 and empty lists")
 assert rec["fresh_must_call"] == [], (
-    "two Cases share one must_call list; use field(default_factory=list)")
+    f"two Cases share one must_call list ({h.shape_tool!r} appended to one showed up in "
+    "another); use field(default_factory=list)")
 res = rec["cancel"]
 assert [res["forbidden"], res["safety_ok"]] == [False, False], (
-    "cancel_order, one of three tools in must_not_call, ran: one forbidden tool is enough "
+    f"{h.shape_ran}, one of three tools in must_not_call, ran: one forbidden tool is enough "
     f"to fail forbidden_tools and safety_ok, got {res['forbidden']}, {res['safety_ok']}")
-assert res["tags"] == ["refund", "order", "refund"], (
-    f"tags are copied from the case as they are (order and repeats kept), got {res['tags']}")
+assert res["tags"] == list(h.shape_tags), (
+    f"tags are copied from the case as they are (order and repeats kept): expected "
+    f"{list(h.shape_tags)}, got {res['tags']}")
+assert res["id"] == h.shape_id, (
+    f"id is copied from the case: expected {h.shape_id!r}, got {res['id']!r}")
 ### END HIDDEN TESTS
 
 # %% id="content_case_insensitive" kind="tests" points=1
@@ -464,38 +484,55 @@ assert _v == [False, True, False, True], (
     "content: every expected string must be in trace.text ('lost' is only a tool argument), "
     f"and text None reads as '' (True only for an empty expect_contains): got {_v}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(missing=(("4471", "refund"), ("cancelled", "ORDER"), ("shipped", "sorry"),
+                           ("delayed", "4471 has"), ("order 4471", "late")),
+                  both=(("ORDER", "has shipped"), ("order 4471", "Shipped"), ("HAS", "shipped."),
+                        ("4471 HAS", "order"), ("sHiPpEd", "ORDER 4471")),
+                  quiet=("shipped", "4471", "order", "has shipped"),
+                  silent=(("refund", "sorry"), ("order",), ("late", "4471"), ("done",)))
 _res_missing = evals.attempt("run_case", run_case,
-                             Case(id="t03", input="q", expect_contains=["4471", "refund"]),
+                             Case(id="t03", input="q", expect_contains=list(h.missing)),
                              evals.ScriptedAgent({"q": [_loud]}))
 _res_both = evals.attempt("run_case", run_case,
-                          Case(id="t04", input="q", expect_contains=["ORDER", "has shipped"]),
+                          Case(id="t04", input="q", expect_contains=list(h.both)),
                           evals.ScriptedAgent({"q": [_loud]}))
-_quiet = evals.route("quiet", ("get_order", {"id": "shipped"}), text="All done.")
+_quiet = evals.route("quiet", ("get_order", {"id": h.quiet}), text="All done.")
 _res_quiet = evals.attempt("run_case", run_case,
-                           Case(id="t05", input="q", expect_contains=["shipped"]),
-                           evals.ScriptedAgent({"q": [_quiet]}))
+                           Case(id="t05", input="q", expect_contains=[h.quiet]),
+                           evals.ScriptedAgent({"q": [_quiet, _loud]}))
 _silent = evals.route("silent", ("search_orders", {"q": "1"}), text=None)
 _res_silent = [evals.attempt("run_case", run_case,
                              Case(id="t05b", input="q", expect_contains=_want),
                              evals.ScriptedAgent({"q": [_silent]}))["checks"]["content"]
-               for _want in (["refund", "sorry"], [])]
+               for _want in (list(h.silent), [])]
 rec = record(shown=res, missing=_res_missing, both=_res_both, quiet=_res_quiet,
              silent=_res_silent)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(missing=(("4471", "refund"), ("cancelled", "ORDER"), ("shipped", "sorry"),
+                           ("delayed", "4471 has"), ("order 4471", "late")),
+                  both=(("ORDER", "has shipped"), ("order 4471", "Shipped"), ("HAS", "shipped."),
+                        ("4471 HAS", "order"), ("sHiPpEd", "ORDER 4471")),
+                  quiet=("shipped", "4471", "order", "has shipped"),
+                  silent=(("refund", "sorry"), ("order",), ("late", "4471"), ("done",)))
 assert rec["shown"]["checks"]["content"] is True, (
     "'Shipped' vs text 'Order 4471 has SHIPPED.': compare lower-cased, case is not content")
 res = rec["missing"]
+absent = [w for w in h.missing if w.lower() not in "order 4471 has shipped."]
 assert res["checks"]["content"] is False and res["passed"] is False, (
-    "'refund' is not in 'Order 4471 has SHIPPED.': every expected string must appear")
+    f"expect_contains {list(h.missing)} on 'Order 4471 has SHIPPED.': {absent[0]!r} is not "
+    "in the text, and every expected string must appear")
 assert rec["both"]["checks"]["content"] is True, (
-    "'ORDER' and 'has shipped' both appear in 'Order 4471 has SHIPPED.' ignoring case")
+    f"{h.both[0]!r} and {h.both[1]!r} both appear in 'Order 4471 has SHIPPED.' ignoring case")
 assert rec["quiet"]["checks"]["content"] is False, (
-    "'shipped' appears only in a tool argument, not in trace.text; content reads the answer")
+    f"{h.quiet!r} appears only in a tool argument, not in trace.text ('All done.'); content "
+    "reads the answer")
 assert rec["silent"] == [False, True], (
-    f"trace.text None reads as '': content is False unless expect_contains is empty, "
-    f"got {rec['silent']}")
+    f"trace.text None reads as '': content is False unless expect_contains is empty "
+    f"(expected {list(h.silent)}, then []), got {rec['silent']}")
 ### END HIDDEN TESTS
 
 # %% id="route_not_asserted" kind="tests" points=2
@@ -520,26 +557,38 @@ assert _v == [True, False], (
     "required_tools: every must_call tool called at least once, in any order and with other "
     f"calls around it; one missing fails it: got {_v} for [reversed+extras, no refund]")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_two = Case(id="t06", input="r", must_call=["get_order", "issue_refund"],
-            must_not_call=["cancel_order"], max_tool_calls=5, expect_contains=["refund"])
+h = hidden_inputs(route_tools=(("get_order", "issue_refund"), ("get_account", "update_address"),
+                              ("search_orders", "cancel_order"), ("get_order", "escalate")),
+                  route_banned=("send_email", "delete_account"), route_budget=range(5, 9),
+                  route_word=("refund", "issued", "done"), route_ref=("1", "5120", "2209", "77"),
+                  route_kept=(0, 1))
+_first, _second = h.route_tools
+_ref = {"id": h.route_ref}
+_said = "All done, the refund is issued."
+_two = Case(id="t06", input="r", must_call=[_first, _second],
+            must_not_call=[h.route_banned], max_tool_calls=h.route_budget,
+            expect_contains=[h.route_word])
 _plan = {"r": [
-    evals.route("plain", ("get_order", {"id": "1"}), ("issue_refund", {"order": "1"}),
-                text="The refund is issued."),
-    evals.route("reversed", ("issue_refund", {"order": "1"}), ("get_order", {"id": "1"}),
-                text="Order checked, the refund is issued."),
-    evals.route("extra", ("search_orders", {"q": "1"}), ("get_order", {"id": "1"}),
-                ("get_order", {"id": "1"}), ("issue_refund", {"order": "1"}),
-                text="The refund is issued."),
-    evals.route("parallel", ("get_order", {"id": "1"}), ("issue_refund", {"order": "1"}),
-                batches=(0, 0), text="The refund is issued.")]}
+    evals.route("plain", (_first, _ref), (_second, _ref), text=_said),
+    evals.route("reversed", (_second, _ref), (_first, _ref), text="Checked. " + _said),
+    evals.route("extra", ("search_docs", {"q": h.route_ref}), (_first, _ref), (_first, _ref),
+                (_second, _ref), text=_said),
+    evals.route("parallel", (_first, _ref), (_second, _ref), batches=(0, 0), text=_said)]}
 _agent = evals.ScriptedAgent(_plan)
 _got = [evals.attempt("run_case", run_case, _two, _agent) for _ in range(4)]
-_miss = evals.ScriptedAgent({"r": [evals.route("no_refund", ("get_order", {"id": "1"}),
-                                               text="The refund is issued.")]})
+_miss = evals.ScriptedAgent({"r": [evals.route("one_only", (h.route_tools[h.route_kept], _ref),
+                                               text=_said)]})
 rec = record(routes=_routes, got=_got, miss=evals.attempt("run_case", run_case, _two, _miss))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(route_tools=(("get_order", "issue_refund"), ("get_account", "update_address"),
+                              ("search_orders", "cancel_order"), ("get_order", "escalate")),
+                  route_banned=("send_email", "delete_account"), route_budget=range(5, 9),
+                  route_word=("refund", "issued", "done"), route_ref=("1", "5120", "2209", "77"),
+                  route_kept=(0, 1))
 assert rec["routes"] == [True, True], (
     f"two correct routes scored {rec['routes']}; must_call needs each tool called, in any "
     "route")
@@ -547,9 +596,11 @@ failed = [(r["checks"], n) for r, n in zip(rec["got"], ["plain", "reversed", "ex
                                                         "parallel"], strict=True)
           if not r["passed"]]
 assert not failed, (
-    f"correct routes failed: {failed}; assert properties (each tool called), not a route")
+    f"must_call {list(h.route_tools)}: correct routes failed: {failed}; assert properties "
+    "(each tool called), not a route")
 assert rec["miss"]["checks"]["required_tools"] is False, (
-    "issue_refund never ran, so required_tools must be False")
+    f"must_call {list(h.route_tools)}, but {h.route_tools[1 - h.route_kept]} never ran, so "
+    "required_tools must be False")
 ### END HIDDEN TESTS
 
 # %% id="call_budget" kind="tests" points=1
@@ -573,24 +624,39 @@ _v = evals.attempt("run_case", run_case, Case(id="v", input="s"),
 assert _v["checks"]["call_budget"] is True, (
     f"call_budget: 10 calls is within the default max_tool_calls=10: got {_v['checks']}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_four = evals.route("four", *[("search_orders", {"page": 1}) for _ in range(4)], text="ok")
-_res_four = evals.attempt("run_case", run_case, Case(id="t08", input="b", max_tool_calls=3),
-                          evals.ScriptedAgent({"b": [_four]}))
-_storm = evals.route("storm", *[("search_orders", {"page": p}) for p in range(11)], text="ok")
+h = hidden_inputs(budget=range(2, 8), budget_over=(1, 2, 3), budget_storm=range(11, 16),
+                  budget_tool=("search_orders", "get_order", "search_docs"))
+_at = evals.route("at", *[(h.budget_tool, {"page": p}) for p in range(h.budget)], text="ok")
+_res_at = evals.attempt("run_case", run_case, Case(id="t08", input="b", max_tool_calls=h.budget),
+                        evals.ScriptedAgent({"b": [_at]}))
+_over = evals.route("over", *[(h.budget_tool, {"page": 1})] * (h.budget + h.budget_over),
+                    text="ok")
+_res_over = evals.attempt("run_case", run_case, Case(id="t08", input="b", max_tool_calls=h.budget),
+                          evals.ScriptedAgent({"b": [_over]}))
+_storm = evals.route("storm", *[("search_orders", {"page": p}) for p in range(h.budget_storm)],
+                     text="ok")
 _res_storm = evals.attempt("run_case", run_case, Case(id="t09", input="b"),
                            evals.ScriptedAgent({"b": [_storm]}))
-rec = record(shown=res, four=_res_four, storm=_res_storm)
+rec = record(shown=res, at=_res_at["checks"]["call_budget"], over=_res_over, storm=_res_storm)
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(budget=range(2, 8), budget_over=(1, 2, 3), budget_storm=range(11, 16),
+                  budget_tool=("search_orders", "get_order", "search_docs"))
 assert rec["shown"]["checks"]["call_budget"] is True, (
     "3 calls with max_tool_calls=3 is within budget: compare with <=, not <")
-res = rec["four"]
+assert rec["at"] is True, (
+    f"{h.budget} calls with max_tool_calls={h.budget} is within budget: compare with <=, not <")
+res, over = rec["over"], h.budget + h.budget_over
 assert res["checks"]["call_budget"] is False and res["passed"] is False, (
-    "4 calls (the same call repeated) with max_tool_calls=3 is over budget; repeats count")
-assert res["safety_ok"] is True and res["calls"] == 4, (
-    f"over budget is not a safety violation, and calls must be 4: got {res}")
-assert rec["storm"]["checks"]["call_budget"] is False, "11 calls break the default budget of 10"
+    f"{over} calls (the same call repeated) with max_tool_calls={h.budget} is over budget; "
+    "repeats count")
+assert res["safety_ok"] is True and res["calls"] == over, (
+    f"over budget is not a safety violation, and calls must be {over}: got {res}")
+assert rec["storm"]["checks"]["call_budget"] is False, (
+    f"{h.budget_storm} calls break the default budget of 10")
 ### END HIDDEN TESTS
 
 # %% id="safety_all_runs" kind="tests" points=3
@@ -618,30 +684,44 @@ _v = evals.attempt("run_case_majority", run_case_majority, Case(id="v", input="u
 assert _v["safety_ok"] is True, (
     f"safety_ok: every run safe gives True: got {_v['safety_ok']!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_ag = evals.ScriptedAgent({_c12.input: [_again, _safe, _safe]})
+h = hidden_inputs(unsafe_of3=(0, 2), many=range(4, 9), unsafe_of_many=range(0, 4),
+                  all_safe_runs=range(2, 7))
+_plan = [_safe, _safe, _safe]
+_plan[h.unsafe_of3] = _again
+_ag = evals.ScriptedAgent({_c12.input: _plan})
 _res_first = evals.attempt("run_case_majority", run_case_majority, _c12, _ag)
 _runs3 = _ag.runs[_c12.input]
 _c5 = Case(id="c12", input=_c12.input, must_call=["get_order"],
-           must_not_call=["issue_refund"], n_runs=5)
-_ag = evals.ScriptedAgent({_c12.input: [_safe, _safe, _safe, _safe, _again]})
+           must_not_call=["issue_refund"], n_runs=h.many)
+_plan = [_safe] * h.many
+_plan[h.unsafe_of_many] = _again
+_ag = evals.ScriptedAgent({_c12.input: _plan})
 _res_five = evals.attempt("run_case_majority", run_case_majority, _c5, _ag)
 _runs5 = _ag.runs[_c12.input]
-_res_safe = evals.attempt("run_case_majority", run_case_majority, _c12,
+_c_safe = Case(id="c12", input=_c12.input, must_call=["get_order"],
+               must_not_call=["issue_refund"], n_runs=h.all_safe_runs)
+_res_safe = evals.attempt("run_case_majority", run_case_majority, _c_safe,
                           evals.ScriptedAgent({_c12.input: [_safe]}))
 rec = record(shown=res["safety_ok"], first=_res_first["safety_ok"], runs3=_runs3,
              five=_res_five["safety_ok"], runs5=_runs5, all_safe=_res_safe["safety_ok"])
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(unsafe_of3=(0, 2), many=range(4, 9), unsafe_of_many=range(0, 4),
+                  all_safe_runs=range(2, 7))
 assert rec["shown"] is False, (
     "issue_refund ran on 1 run of 3: safety must hold on ALL runs, never by majority vote")
 assert rec["runs3"] == 3, f"n_runs=3 but the agent ran {rec['runs3']} times"
-assert rec["first"] is False, "an unsafe FIRST run of three must make safety_ok False"
-assert rec["runs5"] == 5 and rec["five"] is False, (
-    f"1 unsafe run in 5 must make safety_ok False (runs made: {rec['runs5']})")
+assert rec["first"] is False, (
+    f"an unsafe run (run {h.unsafe_of3 + 1} of three) must make safety_ok False")
+assert rec["runs5"] == h.many and rec["five"] is False, (
+    f"1 unsafe run (run {h.unsafe_of_many + 1}) in {h.many} must make safety_ok False (runs "
+    f"made: {rec['runs5']})")
 assert rec["five"] is not None and not isinstance(rec["five"], float), (
     f"safety_ok must be a bool, not a rate: got {rec['five']!r}")
-assert rec["all_safe"] is True, "three safe runs must give safety_ok True"
+assert rec["all_safe"] is True, f"{h.all_safe_runs} safe runs must give safety_ok True"
 ### END HIDDEN TESTS
 
 # %% id="flake_not_success" kind="tests" points=2
@@ -693,29 +773,52 @@ assert _v == ["c09", "c05"], (
     "flaky_cases: ids whose flake is true, in input order (not sorted); a dict with no flake "
     f"key is not flaky: got {_v!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import outcome, record
+from course.observe import hidden_inputs, outcome, record
 
-_res_two = evals.attempt("run_case_majority", run_case_majority, _c07,
-                         evals.ScriptedAgent({_c07.input: [_ask, _ok, _ok]}))
-_same = [evals.attempt("run_case_majority", run_case_majority, _c07,
+h = hidden_inputs(flake_pass=("aoo", "oao", "ooa", "aooao", "oaoao", "aaooo", "ooaooa", "oaoaoao"),
+                  flake_same=range(2, 6), flake_half=(4, 6, 8), flake_storm=range(4, 10),
+                  flake_mixed=(("ok", "storm", "ask"), ("storm", "ok", "ask"),
+                               ("storm", "ask", "ok"), ("ask", "storm", "ok")),
+                  flake_ids=((1, 2), (11, 4), (23, 30), (7, 16)),
+                  flake_noflag=((4, 3), (12, 31), (5, 9)),
+                  flake_order=((8, 3, 2), (31, 12, 5), (17, 9, 14), (25, 2, 10)),
+                  flake_neg=(-1, -2, -3, -7))
+
+
+def _c07_runs(n):
+    """Case c07 with ``n`` runs."""
+    return Case(id="c07", input=_c07.input, must_call=["search_orders"],
+                expect_contains=["order"], n_runs=n)
+
+
+_by_letter = {"o": _ok, "a": _ask}
+_res_two = evals.attempt("run_case_majority", run_case_majority, _c07_runs(len(h.flake_pass)),
+                         evals.ScriptedAgent({_c07.input: [_by_letter[x]
+                                                           for x in h.flake_pass]}))
+_same = [evals.attempt("run_case_majority", run_case_majority, _c07_runs(h.flake_same),
                        evals.ScriptedAgent({_c07.input: _pl}))
          for _pl in ([_ok], [_ask])]
-_c4 = Case(id="c07", input=_c07.input, must_call=["search_orders"], n_runs=4)
-_res_four = evals.attempt("run_case_majority", run_case_majority, _c4,
+_res_four = evals.attempt("run_case_majority", run_case_majority, _c07_runs(h.flake_half),
                           evals.ScriptedAgent({_c07.input: [_ok, _ask]}))
-_storm = evals.route("storm", *[("search_orders", {"p": p}) for p in range(5)],
+_storm = evals.route("storm", *[("search_orders", {"p": p}) for p in range(h.flake_storm)],
                      text="Your order shipped.")
+_by_name = {"ok": _ok, "ask": _ask, "storm": _storm}
 _res_mixed = evals.attempt("run_case_majority", run_case_majority, _c07,
-                           evals.ScriptedAgent({_c07.input: [_ok, _storm, _ask]}))
-_rows = [evals.result_row(1), evals.result_row(2, passed=False, flake=True)]
+                           evals.ScriptedAgent({_c07.input: [_by_name[x]
+                                                             for x in h.flake_mixed]}))
+_passed_id, _flaky_id = h.flake_ids
+_rows = [evals.result_row(_passed_id), evals.result_row(_flaky_id, passed=False, flake=True)]
 _rep = evals.attempt("report", report, _rows)
-_no_flake = {k: v for k, v in evals.result_row(3, passed=False).items() if k != "flake"}
-_rep_no_flake = evals.attempt("report", report, [evals.result_row(4, flake=True), _no_flake])
+_flag_id, _bare_id = h.flake_noflag
+_no_flake = {k: v for k, v in evals.result_row(_bare_id, passed=False).items() if k != "flake"}
+_rep_no_flake = evals.attempt("report", report, [evals.result_row(_flag_id, flake=True),
+                                                 _no_flake])
+_x, _z, _y = h.flake_order
 _rep_flaky_order = evals.attempt("report", report,
-                                 [evals.result_row(8, flake=True), evals.result_row(3),
-                                  evals.result_row(2, passed=False, flake=True)])
+                                 [evals.result_row(_x, flake=True), evals.result_row(_z),
+                                  evals.result_row(_y, passed=False, flake=True)])
 _ag_neg = evals.ScriptedAgent({"n": [_ok]})
-_neg = outcome(run_case_majority, Case(id="neg", input="n", n_runs=-1), _ag_neg)
+_neg = outcome(run_case_majority, Case(id="neg", input="n", n_runs=h.flake_neg), _ag_neg)
 rec = record(shown=res, two=_res_two, same=_same, four=_res_four,
              no_flake=_rep_no_flake["flaky_cases"], neg=_neg["raised"],
              flaky_order=_rep_flaky_order["flaky_cases"],
@@ -724,36 +827,51 @@ rec = record(shown=res, two=_res_two, same=_same, four=_res_four,
                     "n_runs": len(_res_mixed["runs"])},
              rep={"flaky_cases": _rep["flaky_cases"], "success_rate": _rep["success_rate"]})
 ### JUDGE
+from course.observe import hidden_inputs
 from course.worlds import evals
 
+h = hidden_inputs(flake_pass=("aoo", "oao", "ooa", "aooao", "oaoao", "aaooo", "ooaooa", "oaoaoao"),
+                  flake_same=range(2, 6), flake_half=(4, 6, 8), flake_storm=range(4, 10),
+                  flake_mixed=(("ok", "storm", "ask"), ("storm", "ok", "ask"),
+                               ("storm", "ask", "ok"), ("ask", "storm", "ok")),
+                  flake_ids=((1, 2), (11, 4), (23, 30), (7, 16)),
+                  flake_noflag=((4, 3), (12, 31), (5, 9)),
+                  flake_order=((8, 3, 2), (31, 12, 5), (17, 9, 14), (25, 2, 10)),
+                  flake_neg=(-1, -2, -3, -7))
 res = rec["shown"]
 assert [res["passed"], res["flake"]] == [False, True], (
     f"1 pass in 3 runs is a flake that FAILED (passed needs a strict majority): {res}")
-res = rec["two"]
-assert [res["passed"], res["flake"], res["passes"]] == [True, True, 2], (
-    f"2 passes in 3: passed and flaky, passes=2; got {res}")
+res, n, k = rec["two"], len(h.flake_pass), h.flake_pass.count("o")
+assert [res["passed"], res["flake"], res["passes"]] == [True, True, k], (
+    f"{k} passes in {n}: passed and flaky, passes={k}; got {res}")
 for res, want in zip(rec["same"], ([True, False], [False, False]), strict=True):
     assert [res["passed"], res["flake"]] == want, (
-        f"all runs the same must not be a flake: expected {tuple(want)}, got "
+        f"all {h.flake_same} runs the same must not be a flake: expected {tuple(want)}, got "
         f"{(res['passed'], res['flake'])}")
 res = rec["four"]
 assert [res["passed"], res["flake"]] == [False, True], (
-    f"2 passes in 4 is not a strict majority: passed must be False, got {res['passed']}")
-mixed = rec["mixed"]
-assert mixed["calls"] == 5, f"calls must be the largest over the runs (5), got {mixed['calls']}"
-want_usd = (2 * evals.USD_BASE + 6 * evals.USD_PER_CALL + evals.USD_BASE) / 3
-assert abs(mixed["usd"] - round(want_usd, 4)) < 2e-4, (
-    f"usd must be the mean over the runs (~{want_usd:.4f}), got {mixed['usd']}")
+    f"{h.flake_half // 2} passes in {h.flake_half} is not a strict majority: passed must be "
+    f"False, got {res['passed']}")
+mixed, storm = rec["mixed"], h.flake_storm
+assert mixed["calls"] == storm, (
+    f"runs of {', '.join(h.flake_mixed)} ({storm} calls in the storm): calls must be the "
+    f"largest over the runs ({storm}), got {mixed['calls']}")
+calls = {"ok": 1, "ask": 0, "storm": storm}
+want_usd = sum(round(evals.USD_BASE + evals.USD_PER_CALL * calls[x], 4)
+               for x in h.flake_mixed) / 3
+assert abs(mixed["usd"] - want_usd) < 1e-9, (
+    f"usd must be the mean over the runs ({want_usd:.6f}), got {mixed['usd']}")
 assert mixed["n_runs"] == 3, "runs must hold the three per-run dicts"
 rep = rec["rep"]
-assert rep["flaky_cases"] == ["c02"] and rep["success_rate"] == 0.5, (
+assert rep["flaky_cases"] == [f"c{h.flake_ids[1]:02d}"] and rep["success_rate"] == 0.5, (
     f"a failed flaky case is listed in flaky_cases and not counted as a success: {rep}")
-assert rec["no_flake"] == ["c04"], (
+assert rec["no_flake"] == [f"c{h.flake_noflag[0]:02d}"], (
     f"a result without a flake key counts as not flaky: got flaky_cases {rec['no_flake']!r}")
-assert rec["flaky_order"] == ["c08", "c02"], (
-    f"flaky_cases lists flaky ids in input order (8, then 2), got {rec['flaky_order']!r}")
+x, _, y = h.flake_order
+assert rec["flaky_order"] == [f"c{x:02d}", f"c{y:02d}"], (
+    f"flaky_cases lists flaky ids in input order ({x}, then {y}), got {rec['flaky_order']!r}")
 assert (rec["neg"] or {}).get("type") == "ValueError" and rec["neg_runs"] == 0, (
-    f"n_runs=-1 must raise ValueError before any run: got {rec['neg']!r} after "
+    f"n_runs={h.flake_neg} must raise ValueError before any run: got {rec['neg']!r} after "
     f"{rec['neg_runs']} runs")
 ### END HIDDEN TESTS
 
@@ -773,28 +891,55 @@ assert _v["success_rate"] == 1 / 3, (
 _v = evals.attempt("report", report, [_row(i) for i in range(1, 4)])["safety_violations"]
 assert _v == [], f"safety_violations: no unsafe case gives an empty list: got {_v!r}"
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_rep_none = evals.attempt("report", report, [_row(i) for i in range(1, 21)])
-_rep_three = evals.attempt("report", report,
-                           [_row(i, safe=i not in (3, 17, 9)) for i in range(1, 21)])
-_rep_order = evals.attempt("report", report,
-                           [_row(i, safe=i % 2 == 0, passed=i != 7) for i in (9, 4, 7, 1)])
+h = hidden_inputs(list_none=range(5, 31), list_many=range(18, 31),
+                  list_three=((3, 9, 17), (2, 5, 11), (4, 8, 13), (1, 7, 14), (6, 10, 12)),
+                  list_rows=(((9, 0, 1), (4, 1, 1), (7, 0, 0), (1, 0, 1), (6, 1, 0), (2, 1, 1)),
+                             ((15, 0, 1), (3, 1, 1), (11, 1, 0), (8, 0, 1), (2, 0, 1),
+                              (14, 1, 1), (5, 1, 1)),
+                             ((20, 1, 0), (13, 0, 1), (1, 1, 0), (6, 0, 1), (18, 1, 1),
+                              (4, 1, 1), (9, 1, 1), (11, 1, 1), (2, 0, 1)),
+                             ((5, 1, 0), (12, 0, 1), (3, 0, 1))))
+_rep_none = evals.attempt("report", report, [_row(i) for i in range(1, h.list_none + 1)])
+_rep_three = evals.attempt("report", report, [_row(i, safe=i not in h.list_three)
+                                              for i in range(1, h.list_many + 1)])
+_rep_order = evals.attempt("report", report, [_row(i, safe=bool(ok), passed=bool(won))
+                                              for i, ok, won in h.list_rows])
 rec = record(shown=rep["safety_violations"], none=_rep_none["safety_violations"],
              three=_rep_three["safety_violations"], success=_rep_three["success_rate"],
              order=_rep_order["safety_violations"], rate=_rep_order["success_rate"])
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(list_none=range(5, 31), list_many=range(18, 31),
+                  list_three=((3, 9, 17), (2, 5, 11), (4, 8, 13), (1, 7, 14), (6, 10, 12)),
+                  list_rows=(((9, 0, 1), (4, 1, 1), (7, 0, 0), (1, 0, 1), (6, 1, 0), (2, 1, 1)),
+                             ((15, 0, 1), (3, 1, 1), (11, 1, 0), (8, 0, 1), (2, 0, 1),
+                              (14, 1, 1), (5, 1, 1)),
+                             ((20, 1, 0), (13, 0, 1), (1, 1, 0), (6, 0, 1), (18, 1, 1),
+                              (4, 1, 1), (9, 1, 1), (11, 1, 1), (2, 0, 1)),
+                             ((5, 1, 0), (12, 0, 1), (3, 0, 1))))
 assert rec["shown"] == ["c12"], (
     f"safety_violations must be the LIST of unsafe ids, got {rec['shown']!r}")
 assert rec["none"] == [], (
-    f"no unsafe case: safety_violations must be an empty list, got {rec['none']!r}")
-assert rec["three"] == ["c03", "c09", "c17"], (
-    f"unsafe ids must be listed in input order, got {rec['three']!r}")
+    f"no unsafe case in {h.list_none}: safety_violations must be an empty list, got "
+    f"{rec['none']!r}")
+want = [f"c{i:02d}" for i in sorted(h.list_three)]
+assert rec["three"] == want, (
+    f"{h.list_many} cases, unsafe ids {want} in input order, got {rec['three']!r}")
 assert rec["success"] == 1.0, (
-    "safety is reported beside success, not subtracted from it here: all 20 passed")
-assert rec["order"] == ["c09", "c07", "c01"], (
-    f"unsafe ids must be listed in input order (9, 7, 1 given), got {rec['order']!r}")
-assert rec["rate"] == 3 / 4, f"success_rate of 3 passed in 4 is 0.75, got {rec['rate']!r}"
+    f"safety is reported beside success, not subtracted from it here: all {h.list_many} "
+    "passed")
+given = [i for i, _, _ in h.list_rows]
+want = [f"c{i:02d}" for i, ok, _ in h.list_rows if not ok]
+assert rec["order"] == want, (
+    f"cases given in the order {given}: the unsafe ids in input order are {want}, got "
+    f"{rec['order']!r}")
+won, n = sum(w for _, _, w in h.list_rows), len(h.list_rows)
+assert rec["rate"] == won / n, (
+    f"success_rate of {won} passed in {n} is {won}/{n} as a float, not rounded, got "
+    f"{rec['rate']!r}")
 ### END HIDDEN TESTS
 
 # %% id="median_and_p95" kind="tests" points=2
@@ -818,29 +963,52 @@ _v = evals.attempt("report", report, [_row(1, usd=0.5, calls=4)])
 assert (_v["median_usd"], _v["p95_calls"]) == (0.5, 4), (
     f"one case is its own median and p95: got {_v['median_usd']!r}, {_v['p95_calls']!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-_rep19 = evals.attempt("report", report, [_row(i, calls=i) for i in range(1, 20)])
+h = hidden_inputs(p95_small=range(2, 20), p95_big=(40, 60, 80, 100, 120, 140, 160, 200),
+                  p95_step=(37, 41, 53, 59), one_usd=(0.02, 0.05, 0.13, 0.4),
+                  one_calls=range(1, 30),
+                  costs=((0.01, 0.03, 0.02, 0.90), (0.05, 0.02, 1.50, 0.04),
+                         (0.30, 0.01, 0.02, 0.03, 0.02), (0.07, 0.04, 0.06, 2.10, 0.05, 0.08)))
+_rep19 = evals.attempt("report", report, [_row(i, calls=h.p95_small + 1 - i)
+                                          for i in range(1, h.p95_small + 1)])
 _rep100 = evals.attempt("report", report,
-                        [_row(i, calls=(i * 37) % 100 + 1) for i in range(100)])
-_rep1 = evals.attempt("report", report, [_row(1, usd=0.02, calls=7)])
-_rep4 = evals.attempt("report", report,
-                      [_row(i, usd=u) for i, u in enumerate((0.01, 0.03, 0.02, 0.90))])
+                        [_row(i, calls=(i * h.p95_step) % h.p95_big + 1)
+                         for i in range(h.p95_big)])
+_rep1 = evals.attempt("report", report, [_row(1, usd=h.one_usd, calls=h.one_calls)])
+_rep4 = evals.attempt("report", report, [_row(i, usd=u) for i, u in enumerate(h.costs)])
 rec = record(median=rep["median_usd"], p95=rep["p95_calls"], p95_19=_rep19["p95_calls"],
              p95_100=_rep100["p95_calls"], one=[_rep1["median_usd"], _rep1["p95_calls"]],
              median4=_rep4["median_usd"])
 ### JUDGE
+import statistics
+
+from course.observe import hidden_inputs
+
+h = hidden_inputs(p95_small=range(2, 20), p95_big=(40, 60, 80, 100, 120, 140, 160, 200),
+                  p95_step=(37, 41, 53, 59), one_usd=(0.02, 0.05, 0.13, 0.4),
+                  one_calls=range(1, 30),
+                  costs=((0.01, 0.03, 0.02, 0.90), (0.05, 0.02, 1.50, 0.04),
+                         (0.30, 0.01, 0.02, 0.03, 0.02), (0.07, 0.04, 0.06, 2.10, 0.05, 0.08)))
 assert rec["median"] == 0.01, (
     f"19 cases at $0.01 and one at $1.00: the median is 0.01, got {rec['median']}")
 assert rec["p95"] == 19, (
     f"20 cases: nearest rank ceil(0.95*20)=19, the 19th value (19), got {rec['p95']}")
-assert rec["p95_19"] == 19, (
-    f"19 cases (1..19 calls): rank ceil(0.95*19)=19, the maximum; got {rec['p95_19']}")
-assert rec["p95_100"] == 95, (
-    f"100 cases needing 1..100 calls (shuffled): the 95th value is 95, got {rec['p95_100']}")
-assert rec["one"] == [0.02, 7], "one case is its own median and p95"
-assert abs(rec["median4"] - 0.025) < 1e-12, (
-    f"four costs 0.01, 0.03, 0.02, 0.90: the median is 0.025, got {rec['median4']}")
+n = h.p95_small
+assert rec["p95_19"] == n, (
+    f"{n} cases (1..{n} calls): rank ceil(0.95*{n})={n}, the maximum; got {rec['p95_19']}")
+n = h.p95_big
+rank = (95 * n + 99) // 100
+assert rec["p95_100"] == rank, (
+    f"{n} cases needing 1..{n} calls (shuffled): nearest rank ceil(0.95*{n})={rank}, the "
+    f"{rank}th value is {rank}, got {rec['p95_100']}")
+assert rec["one"] == [h.one_usd, h.one_calls], (
+    f"one case (${h.one_usd:g}, {h.one_calls} calls) is its own median and p95: got "
+    f"{rec['one']}")
+want = statistics.median(h.costs)
+assert abs(rec["median4"] - want) < 1e-12, (
+    f"costs {', '.join(f'{c:g}' for c in h.costs)}: the median is {want:g}, got "
+    f"{rec['median4']}")
 ### END HIDDEN TESTS
 
 # %% id="gate_needs_safety" kind="tests" points=2
@@ -853,27 +1021,50 @@ assert _v == [True, True, False, False], (
     "gate: with no violation, success >= baseline passes (0.92 vs 0.80, 0.8 vs 0.8 exactly) "
     f"and below fails, unrounded (0.79 vs 0.80, 0.898 vs 0.90): got {_v}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
-rec = record(shown=gate(_rep, 0.90),
-             clean=gate({"success_rate": 0.97, "safety_violations": []}, 0.90),
-             equal=gate({"success_rate": 19 / 20, "safety_violations": []}, 0.95),
-             below=gate({"success_rate": 0.89, "safety_violations": []}, 0.90),
-             just_below=gate({"success_rate": 0.8951, "safety_violations": []}, 0.90),
-             two_unsafe=gate({"success_rate": 1.0, "safety_violations": ["c01", "c02"]}, 0.5))
+h = hidden_inputs(gate_clean=((0.97, 0.90), (0.85, 0.80), (1.0, 0.95), (0.75, 0.6)),
+                  gate_equal=((19, 20), (9, 10), (17, 20), (45, 48), (7, 8)),
+                  gate_below=((0.89, 0.90), (0.7, 0.75), (0.5, 0.8), (0.94, 0.95)),
+                  gate_near=((0.8951, 0.90), (0.846, 0.85), (0.796, 0.80), (0.9451, 0.95)),
+                  gate_unsafe=(("c01", "c02"), ("c07",), ("c03", "c11", "c19")),
+                  gate_unsafe_rate=(1.0, 0.95, 0.9))
+
+
+def _gate_at(rate, baseline, unsafe=()):
+    return gate({"success_rate": rate, "safety_violations": list(unsafe)}, baseline)
+
+
+rec = record(shown=gate(_rep, 0.90), clean=_gate_at(*h.gate_clean),
+             equal=_gate_at(h.gate_equal[0] / h.gate_equal[1],
+                            h.gate_equal[0] / h.gate_equal[1]),
+             below=_gate_at(*h.gate_below), just_below=_gate_at(*h.gate_near),
+             two_unsafe=_gate_at(h.gate_unsafe_rate, 0.5, h.gate_unsafe))
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(gate_clean=((0.97, 0.90), (0.85, 0.80), (1.0, 0.95), (0.75, 0.6)),
+                  gate_equal=((19, 20), (9, 10), (17, 20), (45, 48), (7, 8)),
+                  gate_below=((0.89, 0.90), (0.7, 0.75), (0.5, 0.8), (0.94, 0.95)),
+                  gate_near=((0.8951, 0.90), (0.846, 0.85), (0.796, 0.80), (0.9451, 0.95)),
+                  gate_unsafe=(("c01", "c02"), ("c07",), ("c03", "c11", "c19")),
+                  gate_unsafe_rate=(1.0, 0.95, 0.9))
 assert rec["shown"] is False, (
     "success 0.97 >= 0.90 but c12 was unsafe: one safety violation must block the gate")
 assert rec["clean"] is True, (
-    "success 0.97 >= baseline 0.90 and no violation: the gate must pass")
+    f"success {h.gate_clean[0]:g} >= baseline {h.gate_clean[1]:g} and no violation: the gate "
+    "must pass")
+k, n = h.gate_equal
 assert rec["equal"] is True, (
-    "success 19/20 equals baseline 0.95: the gate is >=, so it passes")
-assert rec["below"] is False, "success 0.89 < baseline 0.90 must fail the gate"
+    f"success {k}/{n} equals baseline {k / n:g}: the gate is >=, so it passes")
+assert rec["below"] is False, (
+    f"success {h.gate_below[0]:g} < baseline {h.gate_below[1]:g} must fail the gate")
 assert rec["just_below"] is False, (
-    "success 0.8951 < baseline 0.90 must fail the gate: compare the floats as they are, "
-    "not rounded")
+    f"success {h.gate_near[0]:g} < baseline {h.gate_near[1]:g} must fail the gate: compare the "
+    "floats as they are, not rounded")
 assert rec["two_unsafe"] is False, (
-    "two unsafe cases must block the gate whatever the success rate")
+    f"unsafe cases {list(h.gate_unsafe)} must block the gate whatever the success rate "
+    f"({h.gate_unsafe_rate:g} against 0.5 here)")
 ### END HIDDEN TESTS
 
 # %% id="by_tag_counts" kind="tests" points=2
@@ -888,14 +1079,23 @@ assert _v == {"fr": {"passed": 1, "n": 2}}, (
     "by_tag: a case counts ONCE under each distinct tag (c03 lists 'fr' twice) and a case "
     f"without tags counts under none: got {_v}")
 ### BEGIN HIDDEN TESTS
-from course.observe import record
+from course.observe import hidden_inputs, record
 
+h = hidden_inputs(tag_pair=(("a", "b"), ("refund", "typo"), ("fr", "vip"), ("docs", "cancel")),
+                  tag_first_passed=(False, True), tag_repeats=(2, 3))
 _prod = evals.attempt("report", report, evals.production_results())
-_twice = evals.attempt("report", report, [_row(1, passed=False, tags=["a", "b", "a"]),
-                                          _row(2, tags=["b", "b"])])
+_t1, _t2 = h.tag_pair
+_twice = evals.attempt("report", report,
+                       [_row(1, passed=h.tag_first_passed,
+                             tags=[_t1, _t2] + [_t1] * (h.tag_repeats - 1)),
+                        _row(2, tags=[_t2, _t2])])
 rec = record(shown=rep["by_tag"], by_tag=_prod["by_tag"], success=_prod["success_rate"],
              flaky=_prod["flaky_cases"], twice=_twice["by_tag"])
 ### JUDGE
+from course.observe import hidden_inputs
+
+h = hidden_inputs(tag_pair=(("a", "b"), ("refund", "typo"), ("fr", "vip"), ("docs", "cancel")),
+                  tag_first_passed=(False, True), tag_repeats=(2, 3))
 assert rec["shown"] == {"refund": {"passed": 1, "n": 2}, "typo": {"passed": 0, "n": 1}}, (
     f"by_tag must count passed and n per tag (a case counts under each tag): {rec['shown']}")
 want = {"matches_eval_case": {"passed": 65, "n": 71},
@@ -906,9 +1106,12 @@ assert rec["by_tag"] == want, f"production by_tag: expected {want}, got {rec['by
 assert abs(rec["success"] - 0.61) < 1e-12, (
     f"production success must be 122/200 = 0.61, got {rec['success']}")
 assert rec["flaky"] == [], "the production sample has no flaky case"
-assert rec["twice"] == {"a": {"passed": 0, "n": 1}, "b": {"passed": 1, "n": 2}}, (
-    f"a case counts once under each distinct tag, however often it lists it: got "
-    f"{rec['twice']}")
+t1, t2 = h.tag_pair
+first = int(h.tag_first_passed)
+want = {t1: {"passed": first, "n": 1}, t2: {"passed": first + 1, "n": 2}}
+assert rec["twice"] == want, (
+    f"a case counts once under each distinct tag, however often it lists it ({t1!r} "
+    f"{h.tag_repeats} times in one case): expected {want}, got {rec['twice']}")
 ### END HIDDEN TESTS
 
 # %% [markdown] kind="readonly" id="explain_prompt"
