@@ -47,6 +47,40 @@ rec = record(got=double(h.x))
 '''
 
 
+WEAK = SCRIPT.replace("double(2) == 4", "double(1) == 2").replace(
+    "range(1000, 1_000_000)", "range(1, 5)")
+#: Doubles odd numbers only: the visible check (1) passes it, and a hidden draw catches it
+#: only when the drawn number is even.
+ODD_ONLY = """from course.grading.proofs.mutation import Mutant
+
+MUTANTS = [Mutant(name="odd_only", bug="doubles odd numbers only", cell="f",
+                  old="return 2 * x", new="return 2 * x if x % 2 else x",
+                  loses={"f_doubles"})]
+"""
+
+
+def test_the_seed_sweep_finds_a_set_that_holds_for_some_values_only(tmp_path):
+    from course.grading.proofs.verify import seed_sweep
+
+    course = tmp_path / "course"
+    (course / "source" / "seeded").mkdir(parents=True)
+    (course / CONFIG_FILE).write_text((ROOT / CONFIG_FILE).read_text(encoding="utf-8"))
+    (course / "source" / "seeded" / "seeded.ipynb").write_text(dumps(build(WEAK)))
+    (course / "tests" / "mutants").mkdir(parents=True)
+    (course / "tests" / "mutants" / "seeded.py").write_text(ODD_ONLY)
+    generate_all(course, ["seeded"])
+    odd = [seed for seed in range(1, 13) if _small(seed) % 2]
+    assert odd and len(odd) < 12  # some seeds draw an odd number, some an even one
+    failed = seed_sweep(course, ["seeded"], count=12, first=1, jobs=1)
+    assert {(s.student, seed) for s, seed, _ in failed} == {("bug-odd_only", n) for n in odd}
+    assert all("f_doubles: scored 1/1, must score 0" in p[0] for _, _, p in failed), failed
+
+
+def _small(seed: int) -> int:
+    with observe.seeded(seed):
+        return observe.hidden_inputs(x=range(1, 5)).x
+
+
 def _x(seed: int) -> int:
     with observe.seeded(seed):
         return observe.hidden_inputs(x=range(1000, 1_000_000)).x

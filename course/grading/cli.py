@@ -165,11 +165,31 @@ def cmd_verify(args: argparse.Namespace) -> int:
     bad = sum(not v.ok for v in verdicts)
     print(f"{len(verdicts) - bad}/{len(verdicts)} samples scored as they must "
           f"({time.monotonic() - start:.1f}s)")
+    if args.seeds:
+        bad += _print_seed_sweep(root, args)
     if args.validate:
         bad += _print_catch_rates(root, args.assignments, args.jobs, args.validate_engine)
         if args.blind:
             _print_blind_rates(root, args.assignments, args.jobs)
     return 1 if bad else 0
+
+
+def _print_seed_sweep(root: Path, args: argparse.Namespace) -> int:
+    """Run every sample under ``args.seeds`` more hidden seeds (quick engine); print each
+    run that scored otherwise, and return how many did."""
+    import secrets
+
+    from .proofs.verify import seed_sweep
+
+    start, first = time.monotonic(), secrets.randbelow(2**31)
+    failed = seed_sweep(root, args.assignments, args.mutants, args.seeds, first, args.jobs)
+    for sample, seed, problems in failed:
+        print(f"FAIL {sample.assignment} {sample.student} under hidden seed {seed}:")
+        for p in problems:
+            print(f"       - {p}")
+    print(f"every sample under hidden seeds {first}..{first + args.seeds - 1}: "
+          f"{len(failed)} run(s) scored otherwise ({time.monotonic() - start:.1f}s)")
+    return len(failed)
 
 
 def _print_blind_rates(root: Path, which: list[str], jobs: int) -> None:
@@ -273,6 +293,9 @@ def parser() -> argparse.ArgumentParser:
         "--fast", action="store_true", help="skip regenerating release/ and solutions/")
     v = add("verify", cmd_verify, "grade solution, stub and mutants of assignments")
     v.add_argument("--mutants", choices=["all", "first", "none"], default="all")
+    v.add_argument("--seeds", type=int, default=0, metavar="N",
+                   help="also run every sample under N more hidden seeds, drawn at random, on "
+                        "the quick engine: a hidden input's set must hold for every value")
     v.add_argument("--no-validate", dest="validate", action="store_false",
                    help="skip the Validate catch rate (release notebooks with each mutant)")
     v.add_argument("--no-blind", dest="blind", action="store_false",

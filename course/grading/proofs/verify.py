@@ -113,6 +113,20 @@ def quick_verify(root: Path, which: Sequence[str] | None = None, mutants: str = 
             for s, cells in zip(chosen, quick_cells(root, chosen, jobs), strict=True)]
 
 
+def seed_sweep(root: Path, which: Sequence[str] | None = None, mutants: str = "all",
+               count: int = 3, first: int = 1, jobs: int = DEFAULT_JOBS
+               ) -> list[tuple[Sample, int, list[str]]]:
+    """Every chosen sample run on the quick engine under ``count`` hidden seeds each
+    (``first``, ``first + 1``, ...): ``(sample, seed, problems)`` for each run that did not
+    score as it must. A proof that holds for one seed can fail for another when a hidden
+    input's set holds a value where the solution fails or a mutant passes."""
+    chosen = [s for a in select(root, which) for s in samples(root, a, mutants)]
+    runs = [(s, first + k) for k in range(count) for s in chosen]
+    cells = quick_cells(root, [s for s, _ in runs], jobs, [seed for _, seed in runs])
+    return [(s, seed, found) for (s, seed), got in zip(runs, cells, strict=True)
+            if (found := judge_cells(s, got))]
+
+
 #: With every mutant, each solution is graded this many more times, as other students:
 #: each draws its own hidden seed, and it must score full marks under all of them.
 MORE_SOLUTIONS = 2
