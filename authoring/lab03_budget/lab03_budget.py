@@ -445,11 +445,11 @@ assert costs(second_cost, 0.0075) and costs(two.spent, 0.8275), (
 from course.observe import hidden_inputs, outcome, record
 from course.worlds.budget import sdk_usage as _usage
 
-_MODELS = ("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5")
-_TOKENS = range(100_000, 3_000_001, 100_000)
-h = hidden_inputs(in_model=_MODELS, in_tokens=_TOKENS, out_model=_MODELS, out_tokens=_TOKENS,
-                  write_model=_MODELS, write_tokens=_TOKENS, read_model=_MODELS,
-                  read_tokens=_TOKENS, hour_model=_MODELS, hour_tokens=_TOKENS,
+_models = ("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5")
+_tokens = range(100_000, 3_000_001, 100_000)
+h = hidden_inputs(in_model=_models, in_tokens=_tokens, out_model=_models, out_tokens=_tokens,
+                  write_model=_models, write_tokens=_tokens, read_model=_models,
+                  read_tokens=_tokens, hour_model=_models, hour_tokens=_tokens,
                   hour_share=(0.25, 0.5, 0.75, 1.0))
 
 
@@ -498,11 +498,11 @@ for _m, _rates in PER_MTOK.items():
 _w, _r = rec["multipliers"]
 assert math.isclose(_w, 1.25) and math.isclose(_r, 0.10), (
     f"CACHE_WRITE and CACHE_READ should be 1.25 and 0.10, got {_w} and {_r}")
-_MODELS = ("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5")
-_TOKENS = range(100_000, 3_000_001, 100_000)
-h = hidden_inputs(in_model=_MODELS, in_tokens=_TOKENS, out_model=_MODELS, out_tokens=_TOKENS,
-                  write_model=_MODELS, write_tokens=_TOKENS, read_model=_MODELS,
-                  read_tokens=_TOKENS, hour_model=_MODELS, hour_tokens=_TOKENS,
+_models = ("claude-opus-5", "claude-sonnet-5", "claude-haiku-4-5")
+_tokens = range(100_000, 3_000_001, 100_000)
+h = hidden_inputs(in_model=_models, in_tokens=_tokens, out_model=_models, out_tokens=_tokens,
+                  write_model=_models, write_tokens=_tokens, read_model=_models,
+                  read_tokens=_tokens, hour_model=_models, hour_tokens=_tokens,
                   hour_share=(0.25, 0.5, 0.75, 1.0))
 _checks = [(h.in_model, h.in_tokens * PER_MTOK[h.in_model]["input"] / 1e6,
             "uncached input at the input rate"),

@@ -894,11 +894,11 @@ h = hidden_inputs(
     kept=("Is my data encrypted at rest?", "How do I contact support?",
           "What payment methods do you accept?", "How do I set up single sign-on?",
           "How do I restore a deleted file?", "How do I change my billing address?"),
-    variant=(("How do I reset my password?", "how do i reset my password"),
+    variant=(sc.TRIVIAL_VARIANTS[1],
              ("how do i reset my password", "How do I reset my password?"),
-             ("How do I export my data to CSV?", "How do I export my data to CSV"),
+             sc.TRIVIAL_VARIANTS[2],
              ("How do I export my data to CSV", "How do I export my data to CSV?"),
-             ("What are the API rate limits?", "what are the api rate limits?"),
+             sc.TRIVIAL_VARIANTS[3],
              ("what are the api rate limits?", "What are the API rate limits?")),
     near=range(len(sc.NEAR_MISSES)), step=range(1, 12),
     pattern=("ABmnA", "mAnBB", "AmBnA", "BmAAnm", "nBAmA", "ABmAn", "mnABA", "BBmA", "AnmmB"))
@@ -926,11 +926,11 @@ h = hidden_inputs(
     kept=("Is my data encrypted at rest?", "How do I contact support?",
           "What payment methods do you accept?", "How do I set up single sign-on?",
           "How do I restore a deleted file?", "How do I change my billing address?"),
-    variant=(("How do I reset my password?", "how do i reset my password"),
+    variant=(sc.TRIVIAL_VARIANTS[1],
              ("how do i reset my password", "How do I reset my password?"),
-             ("How do I export my data to CSV?", "How do I export my data to CSV"),
+             sc.TRIVIAL_VARIANTS[2],
              ("How do I export my data to CSV", "How do I export my data to CSV?"),
-             ("What are the API rate limits?", "what are the api rate limits?"),
+             sc.TRIVIAL_VARIANTS[3],
              ("what are the api rate limits?", "What are the API rate limits?")),
     near=range(len(sc.NEAR_MISSES)), step=range(1, 12),
     pattern=("ABmnA", "mAnBB", "AmBnA", "BmAAnm", "nBAmA", "ABmAn", "mnABA", "BBmA", "AnmmB"))
@@ -1005,11 +1005,11 @@ from course.observe import hidden_inputs, record
 
 h = hidden_inputs(
     below=((0, 1, 2), (2, 0, 1), (1, 2), (0, 2), (2, 1), (0, 1)),
-    close=(("How do I export my data to CSV?", "How do I export my data to CSV"),
+    close=(sc.TRIVIAL_VARIANTS[2],
            ("How do I export my data to CSV", "How do I export my data to CSV?"),
-           ("How do I reset my password?", "how do i reset my password"),
+           sc.TRIVIAL_VARIANTS[1],
            ("how do i reset my password", "How do I reset my password?"),
-           ("What are the API rate limits?", "what are the api rate limits?")),
+           sc.TRIVIAL_VARIANTS[3]),
     axis=range(4), flip=range(1, 4), scale=(0.5, 2.0, 4.0, 8.0),
     order=(("r", "p", "s"), ("r", "s", "p"), ("s", "r", "p")))
 _just_below = [(("Show the invoice for January 2024", "Show the invoice for January 2025"),
@@ -1051,14 +1051,15 @@ rec = record(closest=_closest.get("q"), monday=got,
              close=_ask(h.close[0], h.close[1], "<stored>"))
 ### JUDGE
 from course.observe import hidden_inputs
+from course.worlds import semantic_cache as sc
 
 h = hidden_inputs(
     below=((0, 1, 2), (2, 0, 1), (1, 2), (0, 2), (2, 1), (0, 1)),
-    close=(("How do I export my data to CSV?", "How do I export my data to CSV"),
+    close=(sc.TRIVIAL_VARIANTS[2],
            ("How do I export my data to CSV", "How do I export my data to CSV?"),
-           ("How do I reset my password?", "how do i reset my password"),
+           sc.TRIVIAL_VARIANTS[1],
            ("how do i reset my password", "How do I reset my password?"),
-           ("What are the API rate limits?", "what are the api rate limits?")),
+           sc.TRIVIAL_VARIANTS[3]),
     axis=range(4), flip=range(1, 4), scale=(0.5, 2.0, 4.0, 8.0),
     order=(("r", "p", "s"), ("r", "s", "p"), ("s", "r", "p")))
 _just_below = [(("Show the invoice for January 2024", "Show the invoice for January 2025"),

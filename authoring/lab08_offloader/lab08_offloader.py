@@ -850,7 +850,7 @@ assert inside["raised"] is None and inside["value"] is True, (
 a, n = h.past_at, h.past_limit
 got = served(rec["past_end"], f"read(path, {a}, {n})")
 want = f"[lines {a}-400 of 400]\n" + "\n".join(f"row {i}" for i in range(a, 400))
-assert got == want, (
+assert got == want, (  # the window stops at the last line
     f"read(path, {a}, {n}): a window running past the end must stop at the last line, "
     f"{want!r}; got {got!r}")
 d = h.default_at

@@ -1112,9 +1112,9 @@ assert rec["exact"] == ["turn-1", "turn-2"], (
     f"(> W, not >= W); kept {rec['exact']}")
 assert rec["over"] == ["turn-2"], (
     f"3,001 tokens is over W=3,000: drop the oldest; kept {rec['over']}")
-W = h.full_turns * h.full_size
+_w = h.full_turns * h.full_size
 assert rec["full"] == [f"turn-{k}" for k in range(1, h.full_turns + 1)], (
-    f"{h.full_turns} turns of {h.full_size} tokens are exactly W={W:,} and all stay, oldest "
+    f"{h.full_turns} turns of {h.full_size} tokens are exactly W={_w:,} and all stay, oldest "
     f"first; kept {rec['full']}")
 ### END HIDDEN TESTS
 
@@ -1548,10 +1548,10 @@ def keep(transcript, limit):
     return list(transcript)
 
 
-def window(W):
+def window(_w):
     def policy(transcript, limit):
         hist = list(transcript[2:])
-        while sum(x["tokens"] for x in hist) > W:
+        while sum(x["tokens"] for x in hist) > _w:
             del hist[0]
         return list(transcript[:2]) + hist
     return policy
@@ -1569,35 +1569,35 @@ def same(got, want, what, keys):
             f"{what}: {key} is {got[key]!r}, expected {want[key]!r}")
 
 
-FIELDS = ("submitted", "cumulative", "held", "compaction", "binds_at", "overflow_at")
+_fields = ("submitted", "cumulative", "held", "compaction", "binds_at", "overflow_at")
 got = rec["everything"]["cumulative"]
 assert got == 97_000, f"keep-everything over the session: {got:,} != 97,000"
-S = dict(preamble=h.preamble, per_turn=h.per_turn, turns=h.turns)
+_s = dict(preamble=h.preamble, per_turn=h.per_turn, turns=h.turns)
 session = f"{h.preamble:,} preamble + {h.per_turn}/turn x {h.turns}"
-k, want = rec["keep"], expect(keep, **S)
+k, want = rec["keep"], expect(keep, **_s)
 assert (k["cumulative"], k["held"], k["compaction"], k["binds_at"], k["evictions"]) == (
         want["cumulative"], want["held"], 0, None, []), (
     f"keep-until-full over {session}: cumulative {k['cumulative']:,}, held {k['held']:,}, "
     f"compaction {k['compaction']}, binds {k['binds_at']}; expected {want['cumulative']:,} / "
     f"{want['held']:,} / 0 / None with no evictions")
-w, want = rec["window"], expect(window(h.W), **S)
-same(w, want, f"window W={h.W:,} over {session}", FIELDS)
+w, want = rec["window"], expect(window(h.W), **_s)
+same(w, want, f"window W={h.W:,} over {session}", _fields)
 log = [(e["turn"], e["entry"]) for e in w["evictions"]]
 assert log == [(e["turn"], e["entry"]) for e in want["evictions"]], (
     f"the window's eviction log must list each entry once, the turn it left: got {log}")
 assert [(e["origin"], e["tokens"]) for e in w["evictions"]] == [
     (e["origin"], e["tokens"]) for e in want["evictions"]], "log origin turn and size"
-c, want = rec["compact"], expect(compact, **S)
+c, want = rec["compact"], expect(compact, **_s)
 same(c, want, f"compaction ({h.trigger:,} -> {h.target}) over {session} (count each "
-     "summary's input tokens once, the first time it appears)", FIELDS)
+     "summary's input tokens once, the first time it appears)", _fields)
 fired = want["evictions"][0]["turn"]
 assert sorted(e["entry"] for e in c["evictions"] if e["turn"] == fired) == sorted(
     e["entry"] for e in want["evictions"] if e["turn"] == fired), (
     f"the turns summarized at turn {fired} leave the context then, and the log must say so")
-E = dict(preamble=h.ex_preamble, per_turn=h.ex_per_turn, turns=h.ex_turns)
+_e = dict(preamble=h.ex_preamble, per_turn=h.ex_per_turn, turns=h.ex_turns)
 exercise = f"{h.ex_preamble:,} preamble + {h.ex_per_turn}/turn x {h.ex_turns}"
 k1, w1 = rec["ex_keep"], rec["ex_window"]
-kw, ww = expect(keep, **E), expect(window(h.ex_W), **E)
+kw, ww = expect(keep, **_e), expect(window(h.ex_W), **_e)
 assert (k1["cumulative"], k1["held"], w1["cumulative"], w1["held"]) == (
         kw["cumulative"], kw["held"], ww["cumulative"], ww["held"]), (
     f"{exercise}: {k1['cumulative']:,}/{k1['held']:,} and {w1['cumulative']:,}/"
@@ -1808,10 +1808,10 @@ def keep(transcript, limit):
     return list(transcript)
 
 
-def window(W):
+def window(_w):
     def policy(transcript, limit):
         hist = list(transcript[2:])
-        while sum(x["tokens"] for x in hist) > W:
+        while sum(x["tokens"] for x in hist) > _w:
             del hist[0]
         return list(transcript[:2]) + hist
     return policy
@@ -1825,15 +1825,15 @@ got = rec["raw"]["cumulative"]
 assert got == 417_000, (
     f"a 20,000-token result at step 4 rides in prompts 5-20: expected 97,000 + 16 x 20,000 = "
     f"417,000, got {got:,}")
-S = dict(preamble=h.preamble, per_turn=h.per_turn, turns=h.turns, spikes={h.spike_at: h.spike})
+_s = dict(preamble=h.preamble, per_turn=h.per_turn, turns=h.turns, spikes={h.spike_at: h.spike})
 spiky = (f"{h.preamble:,} preamble + {h.per_turn}/turn x {h.turns}, a {h.spike:,}-token result "
          f"at step {h.spike_at}")
 s, cap = h.spike_at, h.cap
 tool, asm = rec["tool"], rec["asm"]
-want = expect(everything, **S, cap=cap, cap_in="tool")["cumulative"]
+want = expect(everything, **_s, cap=cap, cap_in="tool")["cumulative"]
 assert tool["cumulative"] == want, (
     f"cap {cap:,} in the tool over {spiky}: {tool['cumulative']:,}; expected {want:,}")
-want = expect(everything, **S, cap=cap, cap_in="assemble")
+want = expect(everything, **_s, cap=cap, cap_in="assemble")
 assert asm["cumulative"] == want["cumulative"], (
     f"cap {cap:,} in assemble over {spiky}: {asm['cumulative']:,}; expected "
     f"{want['cumulative']:,} (the first carrying prompt pays {h.spike:,}, the later ones "
@@ -1847,7 +1847,7 @@ left = [[e["turn"], e["origin"], e["tokens"]] for e in win["evictions"]
         if e["entry"] == f"output-{s}"]
 assert left == [[s + 1, s, h.spike]], (
     f"the window W={h.W:,} evicts the spike at turn {s + 1}, unread: got {left}")
-want = expect(window(h.W), **S)["cumulative"]
+want = expect(window(h.W), **_s)["cumulative"]
 assert win["cumulative"] == want, (
     f"window W={h.W:,} over {spiky}: {win['cumulative']:,} != {want:,}")
 assert rec["spikes_after"]["spikes"] == {str(s): h.spike}, "do not modify the caller's spikes"
