@@ -20,7 +20,7 @@ def test_the_guide_has_its_files_and_steps():
     assert [c[0] for c in commands(section)] == ["build", "release", "check", "verify"]
     assert all(c[-1] == "example_rate_limiter" for c in commands(section)
                if c[0] in ("release", "verify"))
-    assert len(shown_ok_lines(section)) == 6, shown_ok_lines(section)
+    assert len(shown_ok_lines(section)) == 8, shown_ok_lines(section)
 
 
 @pytest.mark.slow
