@@ -108,10 +108,10 @@ def run_many(notebooks: Sequence[nbformat.NotebookNode], root: Path, jobs: int =
     """:func:`run_variants` split across ``jobs`` warm workers at once; results in order."""
     from ..runner import parallel
 
-    each = list(seeds or [0] * len(notebooks))
     chunks = [list(range(i, len(notebooks), jobs)) for i in range(min(jobs, len(notebooks)))]
-    ran = parallel(lambda idx: run_variants([notebooks[i] for i in idx], root,
-                                            seeds=[each[i] for i in idx]), chunks, jobs)
+    ran = parallel(lambda idx: run_variants(
+        [notebooks[i] for i in idx], root,
+        seeds=None if seeds is None else [seeds[i] for i in idx]), chunks, jobs)
     out: list[list[CellRun]] = [[] for _ in notebooks]
     for idx, runs in zip(chunks, ran, strict=True):
         for i, cells in zip(idx, runs, strict=True):
