@@ -11,8 +11,8 @@ if sys.argv[1:2] in (["grade"], ["verify"], ["demo"]):
         warm()
 
 try:
-    from .grading.cli import main
+    from .grading.cli import exit_now, main
 except ImportError:  # a student copy ships without course/grading/
     sys.exit("python -m course is the instructor's tool; this student copy does not include it")
 
-sys.exit(main())
+exit_now(main())

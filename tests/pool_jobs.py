@@ -33,3 +33,16 @@ def _first_time(marker: Path) -> bool:
         return False
     marker.write_text("died once")
     return True
+
+
+def held_template(job: Job) -> Outcome:
+    """Whether this worker holds a live warm template that has forked no kernel yet: one
+    its pool started for it (:func:`course.grading.execution.pool.start`), not a job."""
+    from course.grading.execution import warm
+
+    held = getattr(warm._local, "template", None)
+    state = ("no template" if held is None else
+             f"template alive={held.alive}, kernels forked={held.kernels}")
+    ok = held is not None and held.alive and held.kernels == 0
+    return Outcome(job.student, job.assignment, job.notebook, ok=ok, error=state,
+                   attempts=os.getpid())

@@ -5,6 +5,8 @@ from __future__ import annotations
 import html as html_lib
 import re
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -141,3 +143,36 @@ def test_class_report_ranks_cells_and_shortens_long_name_lists():
     assert lines[1] == "  7/8  lab: a  (s0, s1, s2, s3, s4, and 2 more)"
     assert lines[2] == "  1/8  lab: b  (s0)"
     assert "essay" not in text  # hand-graded cells are not bugs
+
+
+LIGHT = """
+import sys
+import course.grading.cli, course.grading.execution.grade, course.grading.execution.pool
+from traitlets.config.loader import PyFileConfigLoader
+PyFileConfigLoader("nbgrader_config.py", path=sys.argv[1]).load_config()
+print(" ".join(m for m in ("anthropic", "course.cassette", "course.hub") if m in sys.modules))
+"""
+
+
+def test_the_command_line_and_the_nbgrader_config_leave_the_sdk_unimported():
+    """``course grade`` starts its workers and reads the class while the fork server
+    imports the engine; the SDK (about a second of import) is the workers' alone. Plain
+    nbgrader commands load the same config."""
+    done = subprocess.run([sys.executable, "-c", LIGHT, str(ROOT)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "", f"imported: {done.stdout.strip()}"
+
+
+def test_a_bad_cassette_is_one_clear_line_though_the_cli_never_imports_the_module(capsys,
+                                                                                    tmp_path):
+    from course.cassette import Cassette
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ValueError) as caught:
+        Cassette.load(bad)
+    from course.grading import cli
+
+    assert cli._cassette_error(caught.value)
+    assert not cli._cassette_error(ValueError("any other"))

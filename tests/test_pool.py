@@ -1,5 +1,8 @@
 """The local worker pool survives a worker process dying: only the submission that kills
-its process fails, and the submissions that died with the pool are graded again alone."""
+its process fails, and the submissions that died with the pool are graded again alone. A
+pool started ahead of its jobs (:func:`pool.start`) has each worker's warm template
+running before the first job, and a template that cannot start does not break it; the
+command line's own process ends its fork server when it is done."""
 
 from __future__ import annotations
 
@@ -8,11 +11,12 @@ import sys
 
 import pytest
 
+from course.grading.execution import pool, sandbox
 from course.grading.execution.engine import Job
 from course.grading.execution.pool import run_local
 
 from . import ROOT
-from .pool_jobs import fake_grade
+from .pool_jobs import fake_grade, held_template
 
 
 def _job(student: str, how: bytes, marker: str = "") -> Job:
@@ -76,3 +80,69 @@ def test_the_command_line_starts_the_pools_fork_server_before_its_own_imports():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
     assert "FORKSERVER True" in done.stdout, done.stdout[-500:] + done.stderr[-2000:]
+
+
+@pytest.mark.slow  # worker processes, each with a sandboxed template
+@pytest.mark.parametrize("warm", [True, False])
+def test_a_started_pools_workers_hold_their_templates_before_their_first_job(warm):
+    sb = sandbox.default_sandbox()
+    started = pool.start(2, (sb.readonly, ()) if warm else None)
+    outs = run_local([_job("a", b""), _job("b", b""), _job("c", b"")], workers=2,
+                     fn=held_template, started=started)
+    if warm:
+        assert all(o.ok for o in outs), [o.error for o in outs]
+    else:  # the check can fail: without a template to start, no worker holds one
+        assert not any(o.ok for o in outs) and outs[0].error == "no template"
+
+
+@pytest.mark.slow  # a worker process
+def test_a_template_that_cannot_start_leaves_the_pool_working():
+    started = pool.start(1, (("/no/such/readonly/root",), ()))
+    with started:
+        # an initializer that raised would have broken the pool: this would raise too
+        assert started.submit(sum, [1, 2]).result(timeout=120) == 3
+
+
+SERVER = """
+import os
+from multiprocessing import forkserver as server
+from course.grading.execution import forkserver, pool
+forkserver.warm()
+with pool.start(1) as started:
+    started.submit(os.getpid).result()
+pid = server._forkserver._forkserver_pid
+{stop}
+try:
+    os.kill(pid, 0)
+    print("alive")
+except ProcessLookupError:
+    print("gone")
+"""
+
+
+@pytest.mark.slow  # a fork server
+@pytest.mark.parametrize("stop", [True, False])
+def test_the_fork_server_is_ended_when_the_command_is_done(stop):
+    code = SERVER.format(stop="forkserver.stop()" if stop else "")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-1] == ("gone" if stop else "alive")
+
+
+EXIT = """
+import atexit, sys, threading, time
+from course.grading.cli import exit_now
+atexit.register(print, "atexit ran")
+threading.Thread(target=lambda: (time.sleep(0.5), print("thread done"))).start()
+sys.stdout.write("no newline yet")
+exit_now(3)
+"""
+
+
+def test_exit_now_keeps_the_code_the_output_threads_and_atexit():
+    done = subprocess.run([sys.executable, "-c", EXIT], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert done.returncode == 3, done.stderr[-2000:]
+    # every write reached the pipe, in order: the thread was joined before atexit ran
+    assert done.stdout == "no newline yetthread done\natexit ran\n"

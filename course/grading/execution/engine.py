@@ -18,23 +18,24 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbformat import NotebookNode
 
-from course import hub as served
 from course.observe import RECORD_MIME
 
 from ..authoring.markers import TestParts, split, test_parts
 from ..runner import CELL_TIMEOUT, KERNEL_ARGS
 from . import boundary, judge, probe
-from .fakehub import Hub
 from .files import refusal
 from .sanitize import nbgrader_meta as _meta
 from .sanitize import sanitize
+
+if TYPE_CHECKING:  # the hub imports the SDK; a worker imports it from its fork server
+    from .fakehub import Hub
 
 #: How long a kernel may take to start, in seconds.
 STARTUP_TIMEOUT = 60
@@ -574,10 +575,12 @@ class GradingClient(NotebookClient):
         if "refused" in mine[0]:
             return fail("GradingError", mine[0]["refused"])
         record = mine[0].get("record")
+        from course.hub import HubError
+
         try:
             if self.hub is not None:  # the grader's own logs in place of the references
                 record = self.hub.resolve(record, self._since)
-        except served.HubError as exc:
+        except HubError as exc:
             return fail("GradingError", boundary.line(exc, boundary.MAX_MESSAGE))
         try:
             judge.run(parts.judge, record, gid, seed=self.job.seed)
@@ -626,6 +629,7 @@ def _kept_record(payload: Any) -> Any:
 
 async def _run(job: Job, nb: NotebookNode, phases: Phases, warm: bool = False
                ) -> GradingClient:
+    from .fakehub import Hub
     from .sandbox import Sandbox, make_kernel_manager, new_scratch
 
     kernel_name = nb.metadata.get("kernelspec", {}).get("name", "python3")

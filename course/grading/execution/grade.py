@@ -19,7 +19,7 @@ import shutil
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import nbformat
 
@@ -47,6 +47,9 @@ from ..runner import (
 from . import boundary, pool
 from .engine import Job, Outcome, expected_scores
 from .files import copy_submission, read_submission, skipped_note
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 #: What a student id may look like: it names folders and gradebook rows, and nbgrader's
 #: formgrader puts it into pages without escaping it.
@@ -240,14 +243,15 @@ def _over_budget(out: Outcome) -> bool:
 
 def _grade_beside_preflight(course_dir: Path, pairs: Sequence[tuple[str, str]],
                             names: Sequence[str], *, jobs: int, timeout: float, sandbox: bool,
-                            progress: bool, factor: float, warm: bool = True
-                            ) -> list[GradeRun]:
+                            progress: bool, factor: float, warm: bool = True,
+                            started: ProcessPoolExecutor | None = None) -> list[GradeRun]:
     """The local pool grades the pre-flight's solutions first and the class beside them, so
     no worker waits for the pre-flight. Nothing is written until every solution has scored
     full marks and the gradebook holds the current sources; if one did not, grading stops
     with its reason and nothing is written. A submission handed out before the budgets were
     known gets the budget floor; one that ran out of it while its real budget is longer is
-    graded again with that budget."""
+    graded again with that budget. ``started`` is the pool to grade on (:func:`.pool.start`),
+    which this shuts down."""
     from concurrent.futures import ThreadPoolExecutor
 
     from . import preflight as pf
@@ -293,7 +297,8 @@ def _grade_beside_preflight(course_dir: Path, pairs: Sequence[tuple[str, str]],
             merger.allow()
 
     try:
-        pool.run([*checks, *work], jobs, progress=progress, on_done=on_done, prepare=prepare)
+        pool.run([*checks, *work], jobs, progress=progress, on_done=on_done, prepare=prepare,
+                 started=started)
         budgets = flight.result()
         assert refreshed is not None
         refreshed.result()
@@ -474,6 +479,22 @@ def write_feedback(course_dir: Path, which: Iterable[str],
     return errors
 
 
+def _start_pool(course_dir: Path, names: Sequence[str], jobs: int, n_jobs: int,
+                warm: bool) -> ProcessPoolExecutor:
+    """The local pool for grading ``names``: at most ``jobs`` workers (and no more than the
+    ``n_jobs`` it will grade), each starting a warm template with the sandbox and the
+    imports the jobs of :func:`jobs_for` will ask for, when ``warm``."""
+    template = None
+    if warm:
+        from .sandbox import default_sandbox
+        from .warm import imports_of
+
+        texts = [p.read_text(encoding="utf-8") for a in names
+                 for p in sorted((course_dir / "source" / a).glob("*.ipynb"))]
+        template = (default_sandbox().readonly, imports_of(texts))
+    return pool.start(min(jobs, n_jobs), template)
+
+
 def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
                 jobs: int = DEFAULT_JOBS, timeout: float = 600, sandbox: bool = True,
                 scheduler: str | None = None, progress: bool = True,
@@ -500,30 +521,41 @@ def grade_class(course_dir: Path, which: Sequence[str] | None = None, *,
                for s, a in pairs if unsafe_id(s)]
     pairs = [(s, a) for s, a in pairs if not unsafe_id(s)]
     names = sorted({a for _, a in pairs})
-    # A damaged record beside the gradebook stops grading before anything is written,
-    # naming the file (grading would otherwise overwrite what it held).
-    needs_review(course_dir)
     start = time.monotonic()
-    if sandbox and not scheduler:
-        from .sandbox import check_sandbox
+    # The local pool's workers start now, each with its warm template, while the pre-flight
+    # and the class's jobs are read below.
+    started = (_start_pool(course_dir, names, jobs, len(pairs) + len(names),
+                           warm and sandbox)
+               if pairs and not scheduler and jobs > 1 else None)
+    try:
+        # A damaged record beside the gradebook stops grading before anything is written,
+        # naming the file (grading would otherwise overwrite what it held).
+        needs_review(course_dir)
+        if sandbox and not scheduler:
+            from .sandbox import check_sandbox
 
-        check_sandbox()
-    factor = BUDGET_FACTOR if budget_factor is None else budget_factor
-    if not pairs:
-        runs: list[GradeRun] = []
-    elif scheduler:
-        # A cluster takes every job at once: the pre-flight goes first, then the class.
-        flight = preflight(course_dir, names, jobs=jobs, sandboxed=sandbox,
-                           scheduler=scheduler, warm=warm)
-        refresh_gradebook(course_dir, names)
-        runs = autograde(course_dir, pairs, jobs=jobs, timeout=timeout, sandbox=sandbox,
-                         scheduler=scheduler, progress=progress,
-                         budgets={a: flight.budget(a, factor, timeout) for a in names},
-                         warm=warm)
-    else:
-        runs = _grade_beside_preflight(course_dir, pairs, names, jobs=jobs, timeout=timeout,
-                                       sandbox=sandbox, progress=progress, factor=factor,
-                                       warm=warm)
+            check_sandbox()
+        factor = BUDGET_FACTOR if budget_factor is None else budget_factor
+        if not pairs:
+            runs: list[GradeRun] = []
+        elif scheduler:
+            # A cluster takes every job at once: the pre-flight goes first, then the class.
+            flight = preflight(course_dir, names, jobs=jobs, sandboxed=sandbox,
+                               scheduler=scheduler, warm=warm)
+            refresh_gradebook(course_dir, names)
+            runs = autograde(course_dir, pairs, jobs=jobs, timeout=timeout, sandbox=sandbox,
+                             scheduler=scheduler, progress=progress,
+                             budgets={a: flight.budget(a, factor, timeout) for a in names},
+                             warm=warm)
+        else:
+            runs = _grade_beside_preflight(course_dir, pairs, names, jobs=jobs,
+                                           timeout=timeout, sandbox=sandbox,
+                                           progress=progress, factor=factor, warm=warm,
+                                           started=started)
+            started = None  # the run shut it down
+    finally:
+        if started is not None:
+            started.shutdown(cancel_futures=True)
     runs += refused
     took = time.monotonic() - start
     save_runs(course_dir, runs)

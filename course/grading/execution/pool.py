@@ -9,7 +9,9 @@ not finished are graded again, each alone, so only one that kills its own proces
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
@@ -60,11 +62,51 @@ def _crashed(job: Job, why: str) -> Outcome:
                    error=f"grader worker crashed ({why})")
 
 
+def _warm_up(readonly: tuple[str, ...], preload: tuple[str, ...]) -> None:
+    """A worker's first act: start its warm template (:func:`.warm.template_for`) before any
+    job reaches it. It never raises (an initializer that raises breaks the whole pool): a
+    template that did not start here is started by the worker's first job, which falls back
+    to a cold kernel if it cannot."""
+    try:
+        from .warm import template_for
+
+        template_for(readonly, preload)
+    except Exception:  # noqa: BLE001 - the first job tries again and says why
+        pass
+
+
+def start(workers: int, template: tuple[tuple[str, ...], tuple[str, ...]] | None = None
+          ) -> ProcessPoolExecutor:
+    """``workers`` grading processes, started now rather than at the first job, for
+    :func:`run_local` to use. With ``template`` (the ``readonly`` roots and ``preload`` of
+    the jobs to come, as :class:`.engine.Job` holds them), each worker starts its warm
+    template while the caller is still reading the submissions: a template's imports take
+    about two seconds, which the first job of each worker would otherwise wait for."""
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=forkserver.context(),
+                               initializer=_warm_up if template else None,
+                               initargs=template or ())
+
+    def spawn() -> None:
+        # A pool starts a process per task it has no idle one for. Each start waits for
+        # the fork server to finish its imports (about a second after the command began),
+        # which the caller need not wait for: it goes on reading the jobs.
+        for _ in range(workers):
+            try:
+                pool.submit(os.getpid)
+            except RuntimeError:  # shut down already (the caller stopped before grading)
+                return
+
+    threading.Thread(target=spawn, name="start grading workers", daemon=True).start()
+    return pool
+
+
 def run_local(jobs: Sequence[Job], workers: int,
               on_done: Callable[[Outcome], None] = lambda o: None,
               fn: Callable[[Job], Outcome] = grade_job,
-              prepare: Callable[[Job], str] | None = None) -> list[Outcome]:
-    """Grade ``jobs`` on ``workers`` long-lived processes; results in the order of ``jobs``.
+              prepare: Callable[[Job], str] | None = None,
+              started: ProcessPoolExecutor | None = None) -> list[Outcome]:
+    """Grade ``jobs`` on ``workers`` long-lived processes (those of ``started``, from
+    :func:`start`, which this shuts down, else new ones); results in the order of ``jobs``.
 
     A job is handed to a worker only when one is free, in order, so ``prepare(job)``, called
     just before, can still adjust it from what finished earlier (the pre-flight sets each
@@ -85,7 +127,7 @@ def run_local(jobs: Sequence[Job], workers: int,
             on_done(results[i])
         return not why
 
-    if workers <= 1 or len(jobs) <= 1:
+    if started is None and (workers <= 1 or len(jobs) <= 1):
         for i, job in enumerate(jobs):
             if ready(i):
                 results[i] = fn(job)
@@ -94,7 +136,9 @@ def run_local(jobs: Sequence[Job], workers: int,
     ctx = forkserver.context()
     broken: list[int] = []
     waiting = iter(range(len(jobs)))
-    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx) as pool:
+    if started is None:
+        started = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx)
+    with started as pool:
         futures: dict = {}
 
         def fill() -> None:
@@ -193,10 +237,11 @@ def run_dask(jobs: Sequence[Job], scheduler: str,
 def run(jobs: Sequence[Job], workers: int, scheduler: str | None = None,
         progress: bool = True, what: str = "grading",
         on_done: Callable[[Outcome], None] = lambda o: None,
-        prepare: Callable[[Job], str] | None = None) -> list[Outcome]:
+        prepare: Callable[[Job], str] | None = None,
+        started: ProcessPoolExecutor | None = None) -> list[Outcome]:
     """The local pool, or the cluster when ``scheduler`` is given; with a progress display.
-    ``on_done`` sees each outcome as it arrives; ``prepare`` works on the local pool only
-    (:func:`run_local`)."""
+    ``on_done`` sees each outcome as it arrives; ``prepare`` and ``started`` work on the
+    local pool only (:func:`run_local`)."""
     bar = Progress(len(jobs), what) if progress else None
 
     def done(out: Outcome) -> None:
@@ -208,7 +253,7 @@ def run(jobs: Sequence[Job], workers: int, scheduler: str | None = None,
     try:
         if scheduler:
             return run_dask(jobs, scheduler, done)
-        return run_local(jobs, workers, done, prepare=prepare)
+        return run_local(jobs, workers, done, prepare=prepare, started=started)
     finally:
         if bar:
             bar.close()
