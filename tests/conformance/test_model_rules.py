@@ -176,6 +176,24 @@ def test_an_input_schema_that_is_not_valid_json_schema_is_a_400(schema):
                           "JSON Schema draft 2020-12")
 
 
+def test_a_schemas_verdict_is_kept_by_its_text_and_a_big_schemas_is_not():
+    # An agent loop sends the same tools with every call: the metaschema check runs once
+    # per schema text. A schema changed in place is judged anew; a big one is never kept.
+    from course import validation
+
+    validation._valid_schema_text.cache_clear()
+    schema = {"type": "object", "properties": {"city": {"type": "town"}}}
+    for _ in range(2):  # the second verdict is the kept one: still a 400
+        assert rejected(tools=[dict(WEATHER, input_schema=schema)]).startswith(
+            "tools.0.custom.input_schema: JSON schema is invalid")
+    schema["properties"]["city"]["type"] = "string"
+    assert isinstance(send(tools=[dict(WEATHER, input_schema=schema)]), anthropic.types.Message)
+    assert validation._valid_schema_text.cache_info().currsize == 2
+    big = {"type": "object", "description": "x" * validation.MAX_KEPT_SCHEMA}
+    assert isinstance(send(tools=[dict(WEATHER, input_schema=big)]), anthropic.types.Message)
+    assert validation._valid_schema_text.cache_info().currsize == 2, "a big schema was kept"
+
+
 def test_a_valid_schema_with_nesting_and_refs_is_accepted():
     # source: schema (any valid draft 2020-12 object schema).
     schema = {"type": "object", "$defs": {"city": {"type": "string", "minLength": 1}},

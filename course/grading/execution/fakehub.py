@@ -133,7 +133,7 @@ class Hub:
         self._server = _Server(self.socket, _handler_for(self))
         os.chmod(self.socket, 0o666)  # the sandboxed kernel runs as another user
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True,
-                                        kwargs={"poll_interval": 0.05}, name="fake hub")
+                                        kwargs={"poll_interval": 0.01}, name="fake hub")
         self._thread.start()
         return self
 
