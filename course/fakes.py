@@ -180,7 +180,9 @@ class FakeAPI:
                 {}, request)
         if path.endswith("/messages/count_tokens"):
             return self.render(self._count(body), body, request)
-        self.requests.append(copy.deepcopy(body))
+        # The log keeps a copy of its own, whatever the responder does with ``body``: parsed
+        # again from the same bytes (a third of the time of copy.deepcopy).
+        self.requests.append(json.loads(request.content or b"{}"))
         self.paths.append(request.url.path)
         if self.validate and request.url.path.endswith("/messages"):
             try:

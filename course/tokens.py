@@ -20,8 +20,17 @@ CHARS_PER_TOKEN = 4
 def count(value: Any) -> int:
     """Tokens in a string, or in the compact JSON of any other value (at least 1)."""
     if not isinstance(value, str):
-        value = json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
+        value = _compact(value)
     return max(1, math.ceil(len(value) / CHARS_PER_TOKEN))
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
+
+
+#: Every image or document block holds one of these in its compact JSON; inside a string
+#: the quotes would be escaped, so a value whose JSON holds neither has no such block.
+_MEDIA_MARKS = ('"type":"image"', '"type":"document"')
 
 
 def _without_thinking(messages: Any) -> Any:
@@ -123,7 +132,13 @@ def request_tokens(body: dict[str, Any]) -> int:
     Images and documents bill as :func:`media_tokens` says.
     """
     messages = body.get("messages")
-    plain, billed = _split_media(_without_thinking(messages))
+    plain, billed = _without_thinking(messages), 0
+    if plain:
+        text = _compact(plain)
+        if any(mark in text for mark in _MEDIA_MARKS):
+            plain, billed = _split_media(plain)
+        else:  # no image or document to take out: the JSON already made is the count's
+            plain = text
     parts = [body.get("system"), body.get("tools"), plain]
     return sum(count(p) for p in parts if p) + _shown_thinking(messages) + billed
 

@@ -29,6 +29,7 @@ import anthropic
 import pytest
 from PIL import Image
 
+from course import tokens
 from course.fakes import FakeAPI, PromptCache, Queue
 from course.wire import message, text, tool_use
 
@@ -243,3 +244,30 @@ def test_a_malformed_media_block_is_a_400_never_a_crash(block):
     # source: docs api/errors (400 invalid_request_error for the format of a request); the
     # SDK's block types above. Every one of these reached the model before.
     assert rejected(block, ASK).startswith(("messages.0.content.0", "messages: text content"))
+
+
+def _counted_the_long_way(body: dict) -> int:
+    """What ``request_tokens`` must give: every image and document block taken out of the
+    messages and billed on its own, whether or not there is one."""
+    messages = body.get("messages")
+    plain, billed = tokens._split_media(tokens._without_thinking(messages))
+    parts = [body.get("system"), body.get("tools"), plain]
+    return (sum(tokens.count(p) for p in parts if p) + tokens._shown_thinking(messages)
+            + billed)
+
+
+@pytest.mark.parametrize("content", [
+    "plain text",
+    [{"type": "text", "text": 'a text that quotes {"type":"image"} and "type":"document"'}],
+    [image(png(64, 64)), {"type": "text", "text": "and words"}],
+    [{"type": "document", "source": {"type": "text", "media_type": "text/plain",
+                                     "data": "a document"}, "title": "t"}],
+    [{"type": "tool_result", "tool_use_id": "t1", "content": [image(png(32, 32))]}],
+    [{"type": "thinking", "thinking": "reasoned", "signature": "s"},
+     {"type": "text", "text": "then said"}],
+])
+def test_a_request_without_media_is_counted_from_its_json_at_once(content):
+    # request_tokens skips the walk that takes media out when the compact JSON holds no
+    # media block; the count must be the same either way, quoted marks included.
+    body = {"system": "be brief", "messages": [{"role": "user", "content": content}]}
+    assert tokens.request_tokens(body) == _counted_the_long_way(body)
