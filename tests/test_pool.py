@@ -134,15 +134,18 @@ EXIT = """
 import atexit, sys, threading, time
 from course.grading.cli import exit_now
 atexit.register(print, "atexit ran")
-threading.Thread(target=lambda: (time.sleep(0.5), print("thread done"))).start()
+if sys.argv[1] == "thread":
+    threading.Thread(target=lambda: (time.sleep(0.5), print("thread done"))).start()
 sys.stdout.write("no newline yet")
 exit_now(3)
 """
 
 
-def test_exit_now_keeps_the_code_the_output_threads_and_atexit():
-    done = subprocess.run([sys.executable, "-c", EXIT], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60)
+@pytest.mark.parametrize("thread", [False, True])
+def test_exit_now_keeps_the_code_the_output_and_atexit_and_waits_for_a_thread(thread):
+    done = subprocess.run([sys.executable, "-c", EXIT, "thread" if thread else "none"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 3, done.stderr[-2000:]
-    # every write reached the pipe, in order: the thread was joined before atexit ran
-    assert done.stdout == "no newline yetthread done\natexit ran\n"
+    # every write reached the pipe, in order: a running thread was waited for first
+    assert done.stdout == ("no newline yetthread done\natexit ran\n" if thread else
+                           "no newline yetatexit ran\n")

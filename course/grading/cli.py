@@ -319,22 +319,22 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def exit_now(code: int) -> None:
+def exit_now(code: int | None) -> None:
     """End the command with ``code`` once its work is done, without the interpreter's
     teardown. That teardown frees every object of every module one by one (about 0.7 s
     after grading a class, with nbgrader, SQLAlchemy and the class's outcomes loaded); the
     gradebook, the files and the report are written and closed before this is called.
-    What Python would still do at exit is done here: other threads are joined, the
-    ``atexit`` handlers run (the grading pool's temporary folder among them), the pool's
-    fork server is ended (:func:`.execution.forkserver.stop`) and both output streams are
-    flushed."""
+    What Python would still do at exit is done here: the ``atexit`` handlers run (the
+    grading pool's temporary folder among them), the pool's fork server is ended
+    (:func:`.execution.forkserver.stop`) and both output streams are flushed. A thread
+    still running (none is, after any command here) gets Python's own exit, which waits
+    for it."""
     import atexit
     import os
     import threading
 
-    for thread in threading.enumerate():
-        if thread is not threading.main_thread() and not thread.daemon:
-            thread.join()
+    if any(t is not threading.main_thread() and not t.daemon for t in threading.enumerate()):
+        sys.exit(code)
     atexit._run_exitfuncs()
     server = sys.modules.get("course.grading.execution.forkserver")
     if server is not None:
@@ -344,7 +344,7 @@ def exit_now(code: int) -> None:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe: nothing more can be said on it
             pass
-    os._exit(code)
+    os._exit(0 if code is None else code)  # as sys.exit(None) would
 
 
 def _cassette_error(exc: BaseException) -> bool:
