@@ -580,7 +580,8 @@ _agent = evals.ScriptedAgent(_plan)
 _got = [evals.attempt("run_case", run_case, _two, _agent) for _ in range(4)]
 _miss = evals.ScriptedAgent({"r": [evals.route("one_only", (h.route_tools[h.route_kept], _ref),
                                                text=_said)]})
-rec = record(routes=_routes, got=_got, miss=evals.attempt("run_case", run_case, _two, _miss))
+rec = record(routes=_routes, got=_got, miss=evals.attempt("run_case", run_case, _two, _miss),
+             ran=[_name for _, _name in _agent.log])
 ### JUDGE
 from course.observe import hidden_inputs
 
@@ -601,6 +602,9 @@ assert not failed, (
 assert rec["miss"]["checks"]["required_tools"] is False, (
     f"must_call {list(h.route_tools)}, but {h.route_tools[1 - h.route_kept]} never ran, so "
     "required_tools must be False")
+assert rec["ran"] == ["plain", "reversed", "extra", "parallel"], (
+    "run_case runs the agent once per case run, and reads the answer off that same trace: "
+    f"4 case runs ran the agent's routes {rec['ran']}")
 ### END HIDDEN TESTS
 
 # %% id="call_budget" kind="tests" points=1

@@ -645,7 +645,9 @@ _rows = [(3 * h.at_07, 0, 7 * h.at_07), (3 * h.above_07 - 1, 0, 7 * h.above_07 +
          (0, h.write_only, 0), (h.high_in, 0, h.high_read)]
 rec = record(verdict=report["verdict"], rows=[[_row, _verdict(*_row)] for _row in _rows],
              none=outcome(audit_caching, lambda q: {}, client=_billed_as([]).client(),
-                          n=h.bad_n))
+                          n=h.bad_n),
+             no_calls=outcome(audit_caching, lambda q: {}, client=_billed_as([]).client(),
+                              n=0))
 ### JUDGE
 from course.observe import hidden_inputs
 
@@ -666,9 +668,9 @@ for _row, _want in [((3 * h.at_07, 0, 7 * h.at_07), "WEAK"),
     assert _got == _want, (
         f"strict thresholds: hit rate {_row[2] / sum(_row):.4f} is {_want}, got {_got!r} "
         "(HEALTHY if > 0.7, WEAK if > 0.1, else BROKEN)")
-_raised = rec["none"]["raised"]
-_raised = _raised["type"] if _raised else None
-assert _raised == "ValueError", f"n < 1 raises ValueError: n={h.bad_n} got {rec['none']!r}"
+for _n, _what in ((h.bad_n, rec["none"]), (0, rec["no_calls"])):
+    _raised = _what["raised"]["type"] if _what["raised"] else None
+    assert _raised == "ValueError", f"n < 1 raises ValueError: n={_n} got {_what!r}"
 ### END HIDDEN TESTS
 
 # %% id="invalidators_flip_to_broken" kind="tests" points=2
@@ -785,10 +787,16 @@ def _three_runs(q):
             "temperature": n / 10, "top_k": n}
 
 
+def _asked(q):
+    n = h.left_n if q == "q1" else 2 * h.left_n
+    return {"max_tokens": 100, "messages": [h.left], "model": "m", "system": f"asked {n} times"}
+
+
 _start = (_dt.datetime(2020, 1, 1) + _dt.timedelta(seconds=h.stamp_at)).isoformat()
 rec = record(found=found, again=find_invalidator(_stamped(_start)),
              switch=find_invalidator(_model_switch(), h.switch_a, h.switch_b),
-             runs=find_invalidator(_three_runs, h.left, h.right))
+             runs=find_invalidator(_three_runs, h.left, h.right),
+             defaults=find_invalidator(_asked))
 ### JUDGE
 import datetime as _dt
 import json as _json
@@ -822,6 +830,11 @@ _runs = rec["runs"].split("\n")
 assert _runs == _want, (
     f"unified_diff order: each run of changed lines gives its '-' lines, then its '+' lines "
     f"({_want}); got {_runs!r}")
+_sides = rec["defaults"].split("\n")
+_want = [f'-  "system": "asked {h.left_n} times"', f'+  "system": "asked {2 * h.left_n} times"']
+assert _sides == _want, (
+    f"by default probe_a is 'q1' and probe_b 'q2': the '-' line comes from q1's request, "
+    f"the '+' line from q2's ({_want}); got {_sides!r}")
 ### END HIDDEN TESTS
 
 # %% id="invalidator_sees_key_order" kind="tests" points=1

@@ -1159,12 +1159,12 @@ assert re.search(r"\b30\b", _eplain) and not re.search(r"\b31\b", _eplain), (
     "line count: a text of 30 lines that ends with a newline has len(text.splitlines()) = "
     f"30 lines, not 31; the pointer said {_eplain[:120]!r}")
 ### BEGIN HIDDEN TESTS
-from course.observe import hidden_inputs, record
+from course.observe import hidden_inputs, outcome, record
 
 h = hidden_inputs(n3=range(130, 400), step3=(3, 7, 11, 13), mod3=(5, 9, 17),
                   tool3=("inv\\../up", "mcp/fs\\read", "..\\../x", "a\\b/c", "srv/..\\..\\k"),
                   ended_n=range(20, 100), ended_word=("beta", "gamma", "delta", "omega"),
-                  big_rows=range(40, 150), big_note=range(10, 60))
+                  big_rows=range(40, 150), big_note=range(10, 60), read_at=range(0, 129))
 _base3 = tempfile.mkdtemp(prefix="lab08-t-")
 _off3 = Offloader(os.path.join(_base3, "art"))
 _rows3 = [f"sku-{i * h.step3:05d};qty={i % h.mod3}" for i in range(h.n3)]
@@ -1186,9 +1186,16 @@ _ended2 = "\n".join([h.ended_word * 30] * h.ended_n) + "\n"
 _eroot2 = os.path.join(_base, "ended2")
 _eptr2 = Offloader(_eroot2).wrap("ends_newline", _ended2)
 _epath2 = os.path.join(_eroot2, os.listdir(_eroot2)[0])
+_base4 = tempfile.mkdtemp(prefix="lab08-t-")
+_off4 = Offloader(_base4)
+for _word in (h.ended_word, h.ended_word.upper()):
+    _off4.wrap("same_tool", f"{_word}\n" * 1500)
 rec = record(ended=_eptr2.replace(_epath2, ""), ptr=_ptr, files=_listed, path=_path, saved=_saved,
              ptr2=off.wrap("export", _big), ptr3=_ptr3, listed3=_listed3, above3=_above3,
-             saved3=_saved3, root3=os.path.join(_base3, "art"))
+             saved3=_saved3, root3=os.path.join(_base3, "art"),
+             first=outcome(off.read, _path, 0, 1) if _path else None,
+             some=outcome(_off3.read, os.path.join(_base3, "art", _listed3[0]), h.read_at, 1)
+             if len(_listed3) == 1 else None, two=sorted(os.listdir(_base4)))
 ### JUDGE
 import json
 
@@ -1197,7 +1204,7 @@ from course.observe import hidden_inputs
 h = hidden_inputs(n3=range(130, 400), step3=(3, 7, 11, 13), mod3=(5, 9, 17),
                   tool3=("inv\\../up", "mcp/fs\\read", "..\\../x", "a\\b/c", "srv/..\\..\\k"),
                   ended_n=range(20, 100), ended_word=("beta", "gamma", "delta", "omega"),
-                  big_rows=range(40, 150), big_note=range(10, 60))
+                  big_rows=range(40, 150), big_note=range(10, 60), read_at=range(0, 129))
 
 rows = [f"{i:04d} | order {i} | shipped" for i in range(1, 301)]
 text = "\n".join(rows)
@@ -1249,6 +1256,15 @@ e = h.ended_n
 assert _re.search(rf"\b{e}\b", rec["ended"]) and not _re.search(rf"\b{e + 1}\b", rec["ended"]), (
     f"line count: a text of {e} lines that ends with a newline is len(text.splitlines()) = {e} "
     "lines; the pointer gives another count")
+k = h.read_at
+for got, want in ((rec["first"], f"[lines 0-1 of 300]\n{rows[0]}"),
+                  (rec["some"], f"[lines {k}-{k + 1} of {n3}]\n{rows3[k]}")):
+    assert got is not None and got["raised"] is None and got["value"] == want, (
+        f"read(the path the pointer names, offset, 1) serves that line: want {want!r}, "
+        f"got {got!r}"[:400])
+assert len(rec["two"]) == 2, (
+    f"two payloads under one tool name get two files (the name carries the payload's hash), "
+    f"got {rec['two']}")
 ### END HIDDEN TESTS
 
 # %% id="tail_only_when_more_than_12" kind="tests" points=1
@@ -1274,17 +1290,18 @@ for _n in (12, 13):
 from course.observe import hidden_inputs, record
 
 h = hidden_inputs(many=range(14, 80), fill=("-", "=", "~", "*", "#", "."),
-                  width=range(200, 300))
+                  width=range(200, 300), over=range(2100, 2400))
 _ptrs = {}
 for _n in (12, 13, h.many):
     _rows_n = [f"L{_n}-{i:02d} " + h.fill * h.width for i in range(1, _n + 1)]
     _ptrs[_n] = Offloader(os.path.join(_base, f"n{_n}")).wrap("read_log", "\n".join(_rows_n))
-rec = record(shown=_ptr, ptrs=_ptrs)
+_two = "\n".join([h.fill * (h.over - 60), "tail " + h.fill * 54])
+rec = record(shown=_ptr, ptrs=_ptrs, two=Offloader(os.path.join(_base, "two")).wrap("two", _two))
 ### JUDGE
 from course.observe import hidden_inputs
 
 h = hidden_inputs(many=range(14, 80), fill=("-", "=", "~", "*", "#", "."),
-                  width=range(200, 300))
+                  width=range(200, 300), over=range(2100, 2400))
 
 rows = [f"line {i:02d} " + "=" * 300 for i in range(1, 11)]
 ptr = rec["shown"]
@@ -1300,8 +1317,15 @@ for n in (12, 13, h.many):
     assert counts[:8] == [1] * 8, f"{n} lines: the first 8 lines must all be shown"
     if n > 12:
         assert counts[-4:] == [1] * 4, f"{n} lines (> 12): the last 4 lines must be shown"
+        assert counts[8:-4] == [0] * (n - 12), (
+            f"{n} lines (> 12): a pointer, whatever its length, shows the 8-line head and "
+            "the 4-line tail and no line between")
     else:
         assert sum(counts) == 8, f"{n} lines (<= 12): show the 8-line head and no tail"
+two = "\n".join([h.fill * (h.over - 60), "tail " + h.fill * 54])
+assert isinstance(rec["two"], str) and rec["two"] != two and "read_artifact" in rec["two"], (
+    f"a 2-line text of {len(two)} characters is over the threshold: it is offloaded though its "
+    "pointer comes out longer (the choice depends on len(text) alone)")
 ### END HIDDEN TESTS
 
 # %% [markdown] kind="readonly" id="explain_prompt"
